@@ -1,0 +1,93 @@
+# Innova: emulated kTLS RX-offload NIC. See README.md.
+#   make demo   - build everything, boot the guest, show transfers over the NIC
+#   make test   - host tests + guest suite; ends with "N passed, N failed"
+# Nothing here ever loads a module into the host kernel: kernel code only
+# runs inside the QEMU guest.
+
+SHELL := /bin/bash
+ROOT := $(CURDIR)
+BUILD := $(ROOT)/build
+KVER ?= $(shell $(ROOT)/qemu-image/kver.sh)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+KROOT := $(BUILD)/kernel-$(KVER)/root
+VMLINUZ := $(KROOT)/boot/vmlinuz-$(KVER)
+BASE_CPIO := $(BUILD)/rootfs-$(KVER).cpio
+STAGE := $(BUILD)/stage
+KMOD := $(BUILD)/kmod
+GUEST_TIMEOUT ?= 1500
+export KVER
+
+.PHONY: all deps module userspace image stage guest shell test demo check \
+	fuzz bench host-test clean install modules_install load insmod
+
+all: module userspace
+
+deps:
+	@$(ROOT)/qemu-image/deps.sh $(KVER)
+
+# Kbuild writes objects next to the sources, so the module is built from a
+# mirror of the sources under build/ to keep the tree clean.
+module:
+	@mkdir -p $(KMOD)
+	@cp -pu Kbuild $(KMOD)/
+	@rsync -a --delete module include $(KMOD)/ 2>/dev/null || \
+		{ rm -rf $(KMOD)/module $(KMOD)/include; cp -a module include $(KMOD)/; }
+	$(MAKE) -C $(KDIR) M=$(KMOD) modules
+	@echo ">>> module: $(KMOD)/innova.ko"
+
+userspace:
+	$(MAKE) -C userspace BUILD=$(BUILD)
+
+image: $(VMLINUZ) $(BASE_CPIO)
+
+$(VMLINUZ):
+	@$(ROOT)/qemu-image/fetch-kernel.sh $(KVER) $(BUILD)/kernel-$(KVER)
+
+$(BASE_CPIO): $(VMLINUZ) qemu-image/build-rootfs.sh qemu-image/guest-packages.txt
+	@$(ROOT)/qemu-image/build-rootfs.sh $(KVER) $(KROOT) $@
+
+# What the guest sees as /innova: the module, userspace binaries, tests.
+stage: all
+	@rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/tests
+	@cp $(KMOD)/innova.ko $(STAGE)/
+	@cp $(BUILD)/userspace/* $(STAGE)/bin/ 2>/dev/null || true
+	@cp -a tests/guest $(STAGE)/tests/
+	@cp -a userspace/*.sh $(STAGE)/bin/ 2>/dev/null || true
+
+# Run your own command in the guest with the module loaded:
+#   make guest CMD='uname -r; lsmod | grep innova'
+CMD ?= uname -a
+guest: image stage
+	@$(ROOT)/qemu-image/run-guest.sh --timeout $(GUEST_TIMEOUT) $(VMLINUZ) $(BASE_CPIO) $(STAGE) \
+		'modprobe innova || exit 1; $(CMD)'
+
+shell: image stage
+	@$(ROOT)/qemu-image/run-guest.sh --shell $(VMLINUZ) $(BASE_CPIO) $(STAGE)
+
+host-test:
+	$(MAKE) -C tests/host test BUILD=$(BUILD)
+
+test: deps
+	@$(ROOT)/tests/run.sh
+
+demo: deps image stage
+	@$(ROOT)/qemu-image/run-guest.sh --timeout $(GUEST_TIMEOUT) $(VMLINUZ) $(BASE_CPIO) $(STAGE) \
+		'sh /innova/tests/guest/demo.sh'
+
+fuzz:
+	$(MAKE) -C tests/host fuzz BUILD=$(BUILD)
+
+bench:
+	$(MAKE) -C tests/host bench BUILD=$(BUILD)
+
+# Style gates: checkpatch --strict (from linux-source) and sparse (C=1).
+check: module
+	@$(ROOT)/tests/check-style.sh $(KDIR) $(KMOD)
+
+clean:
+	rm -rf $(BUILD)/kmod $(BUILD)/userspace $(BUILD)/host $(BUILD)/stage $(BUILD)/guest-out
+
+# Loading anything into the build machine's own kernel is never done.
+install modules_install load insmod:
+	@echo "refusing '$@': Innova's module only ever runs inside the QEMU guest (make guest / make shell)" >&2
+	@exit 1

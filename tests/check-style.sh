@@ -1,0 +1,36 @@
+#!/bin/bash
+# Kernel style gates for the module sources, as TAP:
+#   checkpatch.pl --strict (taken from Debian's linux-source-6.1) and sparse
+#   (make C=2 rebuilds every file through sparse).
+# Usage: check-style.sh KDIR KMOD_BUILD_DIR
+set -uo pipefail
+KDIR=${1:?}; KMOD=${2:?}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CP=$ROOT/build/checkpatch
+if [ ! -x "$CP/scripts/checkpatch.pl" ]; then
+	tarball=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -1)
+	[ -n "$tarball" ] || { echo "not ok - checkpatch: linux-source-6.1 not installed"; exit 1; }
+	mkdir -p "$CP"
+	tar xf "$tarball" -C "$CP" --strip-components=1 --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
+fi
+rc=0
+files=$(cd "$ROOT" && ls module/*.c module/*.h module/hw/*.c include/innova/*.h 2>/dev/null)
+out=$(cd "$ROOT" && "$CP/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
+	--ignore FILE_PATH_CHANGES -f $files 2>&1 | grep -E ': (ERROR|WARNING|CHECK):')
+if [ -z "$out" ]; then
+	echo "ok - checkpatch.pl --strict clean ($(echo $files | wc -w) files)"
+else
+	echo "$out" | head -40 | sed 's/^/# /'
+	echo "not ok - checkpatch.pl --strict: $(echo "$out" | wc -l) findings"
+	rc=1
+fi
+out=$(make -s -C "$KDIR" M="$KMOD" C=2 modules 2>&1 | grep -E 'warning:|error:')
+if [ -z "$out" ]; then
+	echo "ok - sparse (make C=2) clean"
+else
+	echo "$out" | head -40 | sed 's/^/# /'
+	echo "not ok - sparse: $(echo "$out" | wc -l) findings"
+	rc=1
+fi
+exit $rc

@@ -1,0 +1,82 @@
+# Shared helpers for guest tests (POSIX sh; sourced by each test).
+# Topology: netns "A" holds innova0 (10.77.0.1, fd00:77::1), netns "B"
+# holds innova1 (10.77.0.2, fd00:77::2); the two ports are joined by the
+# module's cable. B receives in most tests.
+IP4_A=10.77.0.1 IP4_B=10.77.0.2
+IP6_A=fd00:77::1 IP6_B=fd00:77::2
+DBG=/sys/kernel/debug/innova
+
+log() { echo "# $*"; }
+die() { echo "# FAIL: $*"; exit 1; }
+# assert "description" test-args...
+check() { d=$1; shift; if "$@"; then log "ok: $d"; else die "$d"; fi; }
+
+load_module() {
+	lsmod | grep -q '^innova ' || modprobe innova || die "modprobe innova"
+}
+
+# port_dir IFNAME NETNS -> debugfs directory of that port
+port_dir() {
+	for d in "$DBG"/port*; do
+		[ "$(cat "$d/ifname" 2>/dev/null)" = "$1" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+setup_pair() {
+	load_module
+	ip netns add A || die "netns A"
+	ip netns add B || die "netns B"
+	ip link add innova0 type innova || die "ip link add innova0 type innova"
+	ip link add innova1 link innova0 type innova || die "ip link add innova1 link innova0 type innova"
+	PORT_A=$(port_dir innova0) || die "debugfs dir for innova0"
+	PORT_B=$(port_dir innova1) || die "debugfs dir for innova1"
+	ip link set innova0 netns A
+	ip link set innova1 netns B
+	ip -n A link set lo up; ip -n B link set lo up
+	ip -n A addr add $IP4_A/24 dev innova0
+	ip -n B addr add $IP4_B/24 dev innova1
+	ip -n A addr add $IP6_A/64 dev innova0 nodad
+	ip -n B addr add $IP6_B/64 dev innova1 nodad
+	ip -n A link set innova0 up
+	ip -n B link set innova1 up
+	i=0
+	until ip netns exec A ping -c1 -W1 $IP4_B >/dev/null 2>&1; do
+		i=$((i + 1)); [ $i -lt 10 ] || die "no IPv4 connectivity across the cable"
+	done
+}
+
+teardown_pair() {
+	ip netns del A 2>/dev/null
+	ip netns del B 2>/dev/null
+	ip link del innova0 2>/dev/null
+	ip link del innova1 2>/dev/null
+	true
+}
+
+# ethtool_stat NETNS IFNAME COUNTER -> value
+ethtool_stat() {
+	ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'
+}
+
+# tls_stat NETNS NAME -> value from that netns' /proc/net/tls_stat
+tls_stat() {
+	ip netns exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/tls_stat
+}
+
+# tcp_transfer NETNS_SRC NETNS_DST DST_ADDR BYTES -> byte-exact check via sha256
+tcp_transfer() {
+	src=$1 dst=$2 addr=$3 bytes=$4 port=${5:-5001}
+	head -c "$bytes" /dev/urandom > /tmp/tx.bin
+	rm -f /tmp/rx.bin
+	ip netns exec "$dst" timeout 120 nc -l "$port" > /tmp/rx.bin &
+	lpid=$!
+	sleep 0.5
+	ip netns exec "$src" timeout 120 nc -N "$addr" "$port" < /tmp/tx.bin || die "sender nc failed"
+	wait $lpid || die "receiver nc failed"
+	tx=$(sha256sum < /tmp/tx.bin | cut -d' ' -f1)
+	rx=$(sha256sum < /tmp/rx.bin | cut -d' ' -f1)
+	n=$(stat -c %s /tmp/rx.bin)
+	[ "$tx" = "$rx" ] || die "received $n of $bytes bytes, sha256 differs"
+	log "transferred $bytes bytes to $addr, sha256 match"
+}
