@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Command line parsing and usage text. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "innova_tls.h"
+
+const char *const rx_mode_names[] = { "manual", "openssl", "user", "sim" };
+const char *const tx_mode_names[] = { "user", "ktls", "sim" };
+
+void print_usage(FILE *f)
+{
+	fputs(
+"usage: innova-tls recv --listen ADDR:PORT [options]\n"
+"       innova-tls send --connect ADDR:PORT [options]\n"
+"       innova-tls selftest-errors\n"
+"\n"
+"TLS 1.2 (ECDHE-ECDSA) test traffic with byte-exact verification, for kTLS RX\n"
+"offload tests. ADDR is an IPv4 or IPv6 literal: 10.0.0.1:4433, [fd00::1]:4433.\n"
+"The receiver is the TLS server and makes an ephemeral self-signed P-256\n"
+"certificate in memory at startup. The sender does NOT verify it: this is a\n"
+"test tool, not a secure client.\n"
+"\n"
+"common options:\n"
+"  --cipher C         aes128gcm (default) | aes256gcm | aes128ccm | chacha20\n"
+"                     (CCM and ChaCha20 exist to prove NIC fallback to software)\n"
+"  --bytes N          payload bytes per flow, suffix k/M/G = 2^10/2^20/2^30; send\n"
+"                     default 1M; recv checks the exact total only when given\n"
+"                     (every received byte is verified either way)\n"
+"  --seed S           data pattern seed (default 1); data = f(seed, flow, offset)\n"
+"  --flows N          concurrent connections, each verified (default 1); recv tells\n"
+"                     the flows apart by their first 8 payload bytes\n"
+"  --timeout SEC      give up after SEC seconds overall and per blocking call (default 120)\n"
+"  --quiet            no progress/diagnostics on stderr (errors still go in the JSON)\n"
+"\n"
+"recv options:\n"
+"  --rx-mode M        manual  (default) derive TLS 1.2 keys, TCP_ULP tls + TLS_RX,\n"
+"                              recvmsg with TLS_GET_RECORD_TYPE; type 20 = rekey marker\n"
+"                     openssl SSL_OP_ENABLE_KTLS, fail unless OpenSSL enabled kTLS RX\n"
+"                     user    plain SSL_read (baseline)\n"
+"                     sim     like manual, but the records are decrypted by a userspace\n"
+"                              model of kTLS (for hosts without kTLS)\n"
+"\n"
+"send options:\n"
+"  --tx-mode M        user (default) SSL_write, one record per call\n"
+"                     ktls  derive keys, TCP_ULP tls + TLS_TX, one send() per record\n"
+"                     sim   like ktls, records sealed by the userspace model\n"
+"  --record-size R    N (1..16384, default 16384) or random[:MIN-MAX] (seeded)\n"
+"  --ccs-at K[,K..]   (ktls/sim) before the K-th data record (1-based) send a 1-byte\n"
+"                     record of content type 20, the emulated NIC's rekey marker;\n"
+"                     only rx-mode manual/sim receivers accept it\n"
+"\n"
+"Output: one JSON line on stdout at exit ({\"role\":...,\"ok\":...,\"tls_stat\":{delta of\n"
+"/proc/net/tls_stat} or null,...,\"error\":null|\"...\"}).\n"
+"Exit: 0 ok, 1 run failed, 2 bad arguments, 3 timeout.\n", f);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "innova-tls: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n\n");
+	print_usage(stderr);
+	return 2;
+}
+
+/* Unsigned integer with optional binary suffix; rejects junk and overflow. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		shift = 10, end++;
+	else if (*end == 'M')
+		shift = 20, end++;
+	else if (*end == 'G')
+		shift = 30, end++;
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	return (errno || *end) ? -1 : 0;
+}
+
+static int parse_record_size(const char *s, struct options *o)
+{
+	uint64_t a, b;
+
+	if (!strncmp(s, "random", 6)) {
+		o->rec_min = 1;
+		o->rec_max = MAX_RECORD;
+		if (!s[6])
+			return 0;
+		if (s[6] != ':')
+			return -1;
+		char tmp[64], *dash;
+
+		snprintf(tmp, sizeof(tmp), "%s", s + 7);
+		dash = strchr(tmp, '-');
+		if (!dash)
+			return -1;
+		*dash = 0;
+		if (parse_u64(tmp, &a) || parse_u64(dash + 1, &b) || a < 1 || b > MAX_RECORD || a > b)
+			return -1;
+		o->rec_min = (uint32_t)a;
+		o->rec_max = (uint32_t)b;
+		return 0;
+	}
+	if (parse_u64(s, &a) || a < 1 || a > MAX_RECORD)
+		return -1;
+	o->rec_min = o->rec_max = (uint32_t)a;
+	return 0;
+}
+
+static int parse_ccs_list(const char *s, struct options *o)
+{
+	char tmp[1024], *save = NULL;
+	uint64_t k;
+
+	snprintf(tmp, sizeof(tmp), "%s", s);
+	for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->n_ccs_at >= MAX_CCS_MARKS || parse_u64(tok, &k) || k < 1)
+			return -1;
+		o->ccs_at[o->n_ccs_at++] = k;
+	}
+	return o->n_ccs_at ? 0 : -1;
+}
+
+static int parse_mode(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+enum { OPT_LISTEN = 256, OPT_CONNECT, OPT_CIPHER, OPT_RXMODE, OPT_TXMODE, OPT_RECSIZE, OPT_BYTES,
+       OPT_SEED, OPT_FLOWS, OPT_TIMEOUT, OPT_QUIET, OPT_CCS, OPT_CORRUPT };
+
+int parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "connect", required_argument, NULL, OPT_CONNECT },
+		{ "cipher", required_argument, NULL, OPT_CIPHER },
+		{ "rx-mode", required_argument, NULL, OPT_RXMODE },
+		{ "tx-mode", required_argument, NULL, OPT_TXMODE },
+		{ "record-size", required_argument, NULL, OPT_RECSIZE },
+		{ "bytes", required_argument, NULL, OPT_BYTES },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "flows", required_argument, NULL, OPT_FLOWS },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "ccs-at", required_argument, NULL, OPT_CCS },
+		{ "corrupt-at", required_argument, NULL, OPT_CORRUPT }, /* hidden: verifier test hook */
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool rx_set = false, tx_set = false, rec_set = false;
+	uint64_t v;
+	int c, m;
+
+	memset(o, 0, sizeof(*o));
+	o->rx_mode = RX_MANUAL;
+	o->tx_mode = TX_USER;
+	o->cipher = cipher_by_id(CIPHER_AES128GCM);
+	o->rec_min = o->rec_max = MAX_RECORD;
+	o->bytes = 1u << 20;
+	o->seed = 1;
+	o->flows = 1;
+	o->timeout_sec = 120;
+	o->corrupt_at = -1;
+
+	if (argc < 2)
+		return usage_error("%s", "missing role (recv, send or selftest-errors)");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		print_usage(stdout);
+		return 1;
+	}
+	if (!strcmp(argv[1], "recv"))
+		o->role = ROLE_RECV;
+	else if (!strcmp(argv[1], "send"))
+		o->role = ROLE_SEND;
+	else if (!strcmp(argv[1], "selftest-errors"))
+		o->role = ROLE_SELFTEST_ERRORS;
+	else
+		return usage_error("unknown role '%s'", argv[1]);
+
+	optind = 2;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_LISTEN:
+		case OPT_CONNECT:
+			if ((c == OPT_LISTEN) != (o->role == ROLE_RECV))
+				return usage_error("%s", c == OPT_LISTEN ? "--listen is for recv" : "--connect is for send");
+			if (strlen(optarg) >= sizeof(o->addr))
+				return usage_error("address too long: %s", optarg);
+			strcpy(o->addr, optarg);
+			break;
+		case OPT_CIPHER:
+			o->cipher = cipher_by_name(optarg);
+			if (!o->cipher)
+				return usage_error("unknown cipher '%s'", optarg);
+			break;
+		case OPT_RXMODE:
+			m = parse_mode(optarg, rx_mode_names, 4);
+			if (m < 0)
+				return usage_error("unknown --rx-mode '%s'", optarg);
+			o->rx_mode = (enum rx_mode)m;
+			rx_set = true;
+			break;
+		case OPT_TXMODE:
+			m = parse_mode(optarg, tx_mode_names, 3);
+			if (m < 0)
+				return usage_error("unknown --tx-mode '%s'", optarg);
+			o->tx_mode = (enum tx_mode)m;
+			tx_set = true;
+			break;
+		case OPT_RECSIZE:
+			if (parse_record_size(optarg, o))
+				return usage_error("bad --record-size '%s' (1..16384 or random[:MIN-MAX])", optarg);
+			rec_set = true;
+			break;
+		case OPT_BYTES:
+			if (parse_size(optarg, &o->bytes))
+				return usage_error("bad --bytes '%s'", optarg);
+			o->bytes_set = true;
+			break;
+		case OPT_SEED:
+			if (parse_u64(optarg, &o->seed))
+				return usage_error("bad --seed '%s'", optarg);
+			break;
+		case OPT_FLOWS:
+			if (parse_u64(optarg, &v) || v < 1 || v > MAX_FLOWS)
+				return usage_error("bad --flows '%s' (1..1024)", optarg);
+			o->flows = (unsigned)v;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_u64(optarg, &v) || v < 1 || v > 86400)
+				return usage_error("bad --timeout '%s' (1..86400)", optarg);
+			o->timeout_sec = (unsigned)v;
+			break;
+		case OPT_QUIET:
+			o->quiet = true;
+			break;
+		case OPT_CCS:
+			if (parse_ccs_list(optarg, o))
+				return usage_error("bad --ccs-at '%s' (K[,K...], K >= 1)", optarg);
+			break;
+		case OPT_CORRUPT:
+			if (parse_u64(optarg, &v) || v > INT64_MAX)
+				return usage_error("bad --corrupt-at '%s'", optarg);
+			o->corrupt_at = (int64_t)v;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return 1;
+		case ':':
+			return usage_error("option %s needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+
+	if (o->role == ROLE_SELFTEST_ERRORS)
+		return 0;
+	if (!o->addr[0])
+		return usage_error("%s", o->role == ROLE_RECV ? "recv needs --listen ADDR:PORT"
+							       : "send needs --connect ADDR:PORT");
+	{
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char err[ERRBUF_LEN];
+
+		if (parse_sockaddr(o->addr, &ss, &len, err, sizeof(err)))
+			return usage_error("%s", err);
+	}
+	if (o->role == ROLE_RECV && (tx_set || rec_set || o->n_ccs_at || o->corrupt_at >= 0))
+		return usage_error("%s", "--tx-mode/--record-size/--ccs-at/--corrupt-at are send options");
+	if (o->role == ROLE_SEND && rx_set)
+		return usage_error("%s", "--rx-mode is a recv option");
+	if (o->n_ccs_at && o->tx_mode == TX_USER)
+		return usage_error("%s", "--ccs-at needs --tx-mode ktls or sim (OpenSSL cannot send a bare type-20 record)");
+	return 0;
+}

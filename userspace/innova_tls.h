@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * innova-tls: TLS 1.2 sender/receiver harness for the Innova kTLS RX
+ * offload tests. Shared declarations for all translation units.
+ */
+#ifndef INNOVA_TLS_H
+#define INNOVA_TLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <openssl/ssl.h>
+#include <linux/tls.h>
+
+#define MAX_RECORD      16384u
+#define MAX_FLOWS       1024
+#define MAX_CCS_MARKS   64
+#define ERRBUF_LEN      512
+
+/* TLS record content types (RFC 5246 §6.2.1). */
+enum { RT_CCS = 20, RT_ALERT = 21, RT_HANDSHAKE = 22, RT_APPDATA = 23 };
+
+/* ---- ciphers (tls_keys.c) ---- */
+enum cipher_id { CIPHER_AES128GCM, CIPHER_AES256GCM, CIPHER_AES128CCM, CIPHER_CHACHA20, CIPHER_COUNT };
+
+struct cipher_desc {
+	enum cipher_id id;
+	const char *name;          /* CLI name */
+	const char *openssl_name;  /* TLS 1.2 cipher suite, OpenSSL spelling */
+	uint16_t kernel_type;      /* TLS_CIPHER_* */
+	size_t key_len;
+	size_t fixed_iv_len;       /* salt (GCM/CCM) or whole IV (ChaCha) */
+	size_t explicit_nonce_len; /* bytes of nonce carried in each record */
+	size_t info_len;           /* sizeof(struct tls12_crypto_info_*) */
+};
+
+const struct cipher_desc *cipher_by_name(const char *name);
+const struct cipher_desc *cipher_by_id(enum cipher_id id);
+
+/* Every supported tls12_crypto_info_* in one place, sized by desc->info_len. */
+union ktls_crypto_info {
+	struct tls_crypto_info info;
+	struct tls12_crypto_info_aes_gcm_128 gcm128;
+	struct tls12_crypto_info_aes_gcm_256 gcm256;
+	struct tls12_crypto_info_aes_ccm_128 ccm128;
+	struct tls12_crypto_info_chacha20_poly1305 chacha;
+};
+
+/* Raw per-direction record-protection state, independent of the kernel ABI. */
+struct record_keys {
+	const struct cipher_desc *cipher;
+	uint8_t key[32];
+	uint8_t fixed_iv[12];
+	uint8_t nonce_iv[8];   /* first explicit nonce (TX); informational on RX */
+	uint64_t seq;          /* record sequence number of the next record */
+};
+
+/* Tracks record sequence numbers from OpenSSL's message callback. */
+struct seq_tracker {
+	bool rd_ccs_seen, wr_ccs_seen;
+	uint64_t rd_seq, wr_seq;       /* next record number per direction */
+	uint64_t rd_app_records;       /* application-data records read */
+};
+
+void seq_tracker_attach(SSL *ssl, struct seq_tracker *t);
+
+enum key_dir { KEYS_FOR_READ, KEYS_FOR_WRITE };
+int derive_record_keys(SSL *ssl, const struct cipher_desc *c, enum key_dir dir,
+		       uint64_t seq, struct record_keys *out, char *err, size_t errlen);
+size_t build_crypto_info(const struct record_keys *k, union ktls_crypto_info *ci);
+/* TCP_ULP "tls" + TLS_RX/TLS_TX; on failure fills err (with errno name) and returns -errno. */
+int ktls_install(int fd, const struct record_keys *k, bool rx, char *err, size_t errlen);
+/* Read back rec_seq of the installed TLS_RX/TLS_TX state (getsockopt); -1 if unavailable. */
+int ktls_get_rec_seq(int fd, const struct cipher_desc *c, bool rx, uint64_t *seq);
+/* Hand-off checks after the handshake; returns 0 or -1 with err filled. */
+int ssl_check_no_buffered_input(SSL *ssl, char *err, size_t errlen);
+
+/* ---- userspace model of the kernel record layer (record_sim.c) ---- */
+/* Encrypt one record into out (must hold len + 5 + 8 + 16); returns wire length. */
+size_t sim_seal_record(struct record_keys *k, uint8_t type, const uint8_t *pt, size_t len, uint8_t *out);
+/* Decrypt one record read from fd; returns plaintext length, SIM_EOF at a clean EOF, -1 with err. */
+#define SIM_EOF (-2)
+ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *pt, char *err, size_t errlen);
+
+/* ---- data pattern (pattern.c) ---- */
+struct pattern {
+	uint64_t key;
+};
+void pattern_init(struct pattern *p, uint64_t seed, unsigned flow);
+void pattern_fill(const struct pattern *p, uint64_t offset, uint8_t *buf, size_t len);
+/* Returns -1 if buf matches, else the index within buf of the first bad byte. */
+ssize_t pattern_check(const struct pattern *p, uint64_t offset, const uint8_t *buf, size_t len);
+
+/* Small PRNG for record sizes etc. */
+uint64_t splitmix64(uint64_t *state);
+
+/* ---- arguments (args.c) ---- */
+enum role { ROLE_NONE, ROLE_RECV, ROLE_SEND, ROLE_SELFTEST_ERRORS };
+enum rx_mode { RX_MANUAL, RX_OPENSSL, RX_USER, RX_SIM };
+enum tx_mode { TX_USER, TX_KTLS, TX_SIM };
+
+struct options {
+	enum role role;
+	char addr[128];
+	enum rx_mode rx_mode;
+	enum tx_mode tx_mode;
+	const struct cipher_desc *cipher;
+	uint32_t rec_min, rec_max;     /* equal for a fixed size */
+	uint64_t bytes;                /* payload per flow */
+	bool bytes_set;
+	uint64_t seed;
+	unsigned flows;
+	unsigned timeout_sec;
+	bool quiet;
+	uint64_t ccs_at[MAX_CCS_MARKS];
+	unsigned n_ccs_at;
+	int64_t corrupt_at;            /* hidden test hook: -1 = off */
+};
+
+extern const char *const rx_mode_names[];
+extern const char *const tx_mode_names[];
+
+/* Returns 0 on success, 2 on a usage error (message already printed), 1 for --help. */
+int parse_args(int argc, char **argv, struct options *o);
+void print_usage(FILE *f);
+
+/* ---- networking (net.c) ---- */
+int parse_sockaddr(const char *s, struct sockaddr_storage *ss, socklen_t *len, char *err, size_t errlen);
+int net_listen(const struct options *o, char *err, size_t errlen);
+int net_accept(int lfd, unsigned timeout_sec, char *err, size_t errlen);
+int net_connect(const struct options *o, char *err, size_t errlen);
+void net_set_timeouts(int fd, unsigned timeout_sec);
+int connected_pair(int family, int *a, int *b, char *err, size_t errlen);
+
+/* ---- OpenSSL contexts (tls_ctx.c) ---- */
+SSL_CTX *make_server_ctx(const struct options *o, char *err, size_t errlen);
+SSL_CTX *make_client_ctx(const struct options *o, char *err, size_t errlen);
+/* Append OpenSSL's error queue (or a SSL_get_error reason) to err. */
+void ssl_err_append(char *err, size_t errlen, SSL *ssl, int ret);
+
+/* ---- reporting (report.c) ---- */
+#define TLS_STAT_MAX 32
+struct tls_stat {
+	bool present;
+	unsigned n;
+	char name[TLS_STAT_MAX][64];
+	unsigned long long val[TLS_STAT_MAX];
+};
+void tls_stat_read(struct tls_stat *s);
+
+struct run_result {
+	const char *role;
+	bool ok;
+	unsigned flows;
+	uint64_t bytes, records, rekey_markers;
+	double seconds, cpu_user, cpu_sys;
+	const char *mode_key, *mode;
+	const char *cipher;
+	int ktls;                      /* kernel kTLS carried the data: 1/0, -1 = unknown */
+	int64_t bad_offset;            /* first mismatching payload byte, -1 = none */
+	struct tls_stat before, after;
+	const char *error;             /* NULL when ok */
+};
+void report_json(FILE *f, const struct run_result *r);
+/* Print r unless a report was already printed; true if this call printed. */
+bool report_once(const struct run_result *r);
+/* After timeout_sec, print tmpl as a timeout failure and _exit(3). */
+void watchdog_start(const struct run_result *tmpl, unsigned timeout_sec);
+/* Process CPU time (all threads) in seconds. */
+void cpu_times(double *user, double *sys);
+const char *errno_name(int e);
+/* snprintf-append with errno name and text: "<what>: EBADMSG (Bad message)". */
+void err_errno(char *err, size_t errlen, const char *what, int e);
+void logf_(const struct options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+double now_sec(void);
+
+/* ---- roles ---- */
+int run_recv(const struct options *o);
+int run_send(const struct options *o);
+int run_selftest_errors(void);
+
+#endif

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receiver role: TLS 1.2 server, N flows, each verified byte by byte, in one
+ * of four rx modes (manual kTLS, OpenSSL kTLS, plain SSL_read, userspace sim).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <openssl/err.h>
+#include "innova_tls.h"
+#include "verify.h"
+
+#ifndef SOL_TLS
+#define SOL_TLS 282
+#endif
+
+#define RX_BUF (64 * 1024)
+
+struct rx_flow {
+	const struct options *o;
+	SSL_CTX *ctx;
+	struct flow_claims *claims;
+	int fd;
+	pthread_t thread;
+	bool started;
+	/* results */
+	bool ok;
+	int ktls;
+	uint64_t bytes, records, markers;
+	int64_t bad_offset;
+	char err[ERRBUF_LEN];
+};
+
+static bool kernel_has_tls_ulp(void)
+{
+	char buf[256] = "";
+	FILE *fp = fopen("/proc/sys/net/ipv4/tcp_available_ulp", "r");
+
+	if (fp) {
+		if (!fgets(buf, sizeof(buf), fp))
+			buf[0] = 0;
+		fclose(fp);
+	}
+	for (char *t = strtok(buf, " \n"); t; t = strtok(NULL, " \n"))
+		if (!strcmp(t, "tls"))
+			return true;
+	return false;
+}
+
+/* An alert record: close_notify ends the stream cleanly, anything else is an error. */
+static int handle_alert(struct rx_flow *f, const uint8_t *p, size_t len)
+{
+	if (len == 2 && p[1] == 0)
+		return 1;
+	snprintf(f->err, sizeof(f->err), "peer sent TLS alert level %d description %d",
+		 len > 0 ? p[0] : -1, len > 1 ? p[1] : -1);
+	return -1;
+}
+
+/* manual: kernel kTLS, records typed by the TLS_GET_RECORD_TYPE cmsg. */
+static int rx_manual(struct rx_flow *f, struct verifier *v, uint8_t *buf)
+{
+	uint64_t seq0 = 0, seq1 = 0, alerts = 0;
+	bool have_seq = ktls_get_rec_seq(f->fd, f->o->cipher, true, &seq0) == 0;
+
+	f->ktls = 1;
+	for (;;) {
+		char cbuf[CMSG_SPACE(sizeof(unsigned char))];
+		struct iovec iov = { .iov_base = buf, .iov_len = RX_BUF };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+				    .msg_controllen = sizeof(cbuf) };
+		struct cmsghdr *c;
+		int type = -1;
+		ssize_t n = recvmsg(f->fd, &m, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			char what[128];
+
+			snprintf(what, sizeof(what), "recvmsg (kTLS) after %llu payload bytes",
+				 (unsigned long long)v->offset);
+			err_errno(f->err, sizeof(f->err), what, errno);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+			if (c->cmsg_level == SOL_TLS && c->cmsg_type == TLS_GET_RECORD_TYPE)
+				type = *CMSG_DATA(c);
+		if (type == RT_APPDATA) {
+			if (verifier_feed(v, buf, (size_t)n, f->err, sizeof(f->err)))
+				return -1;
+		} else if (type == RT_CCS) {
+			f->markers++;      /* the emulated NIC's rekey marker: skip */
+		} else if (type == RT_ALERT) {
+			int r = handle_alert(f, buf, (size_t)n);
+
+			alerts++;
+			if (r < 0)
+				return -1;
+			break;
+		} else {
+			snprintf(f->err, sizeof(f->err), "unexpected TLS record type %d (%zd bytes) after %llu payload bytes",
+				 type, n, (unsigned long long)v->offset);
+			return -1;
+		}
+	}
+	/* recvmsg merges data records; the kernel's rec_seq counts them exactly. */
+	if (have_seq && ktls_get_rec_seq(f->fd, f->o->cipher, true, &seq1) == 0)
+		f->records = seq1 - seq0 - f->markers - alerts;
+	return 0;
+}
+
+/* sim: same keys, records opened by the userspace model of kTLS. */
+static int rx_sim(struct rx_flow *f, struct verifier *v, struct record_keys *k, uint8_t *buf)
+{
+	f->ktls = 0;
+	for (;;) {
+		uint8_t type;
+		ssize_t n = sim_open_record(f->fd, k, &type, buf, f->err, sizeof(f->err));
+
+		if (n == SIM_EOF)
+			return 0;
+		if (n < 0)
+			return -1;
+		if (type == RT_APPDATA) {
+			f->records++;
+			if (verifier_feed(v, buf, (size_t)n, f->err, sizeof(f->err)))
+				return -1;
+		} else if (type == RT_CCS) {
+			f->markers++;
+		} else if (type == RT_ALERT) {
+			return handle_alert(f, buf, (size_t)n) < 0 ? -1 : 0;
+		} else {
+			snprintf(f->err, sizeof(f->err), "unexpected TLS record type %d after %llu payload bytes",
+				 type, (unsigned long long)v->offset);
+			return -1;
+		}
+	}
+}
+
+/* user / openssl: SSL_read until close_notify or EOF. */
+static int rx_ssl(struct rx_flow *f, SSL *ssl, struct seq_tracker *t, struct verifier *v, uint8_t *buf)
+{
+	uint64_t seq0 = 0, seq1 = 0;
+	bool have_seq = false;
+
+	if (f->o->rx_mode == RX_OPENSSL) {
+		f->ktls = BIO_get_ktls_recv(SSL_get_rbio(ssl)) ? 1 : 0;
+		if (!f->ktls) {
+			snprintf(f->err, sizeof(f->err), "kTLS not available: OpenSSL did not enable kTLS RX "
+				 "(BIO_get_ktls_recv = 0%s)", kernel_has_tls_ulp() ? "" :
+				 "; the kernel has no \"tls\" TCP ULP");
+			return -1;
+		}
+		have_seq = ktls_get_rec_seq(f->fd, f->o->cipher, true, &seq0) == 0;
+	} else {
+		f->ktls = 0;
+	}
+	for (;;) {
+		int n = SSL_read(ssl, buf, RX_BUF);
+
+		if (n <= 0) {
+			int e = SSL_get_error(ssl, n);
+
+			if (e == SSL_ERROR_ZERO_RETURN ||
+			    (e == SSL_ERROR_SSL && ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING)) {
+				ERR_clear_error();
+				break;
+			}
+			if (e == SSL_ERROR_SYSCALL && errno == 0) {   /* EOF (IGNORE_UNEXPECTED_EOF) */
+				break;
+			}
+			snprintf(f->err, sizeof(f->err), "SSL_read after %llu payload bytes",
+				 (unsigned long long)v->offset);
+			ssl_err_append(f->err, sizeof(f->err), ssl, n);
+			return -1;
+		}
+		if (verifier_feed(v, buf, (size_t)n, f->err, sizeof(f->err)))
+			return -1;
+	}
+	if (have_seq && ktls_get_rec_seq(f->fd, f->o->cipher, true, &seq1) == 0)
+		f->records = seq1 - seq0 - ((SSL_get_shutdown(ssl) & SSL_RECEIVED_SHUTDOWN) ? 1 : 0);
+	else
+		f->records = t->rd_app_records;
+	return 0;
+}
+
+static void *rx_flow_main(void *arg)
+{
+	struct rx_flow *f = arg;
+	const struct options *o = f->o;
+	uint8_t *buf = malloc(RX_BUF);
+	SSL *ssl = SSL_new(f->ctx);
+	struct seq_tracker tracker;
+	struct record_keys keys;
+	struct verifier v;
+	int r;
+
+	verifier_init(&v, o, f->claims);
+	f->ktls = -1;
+	if (!buf || !ssl || !SSL_set_fd(ssl, f->fd)) {
+		snprintf(f->err, sizeof(f->err), "out of memory");
+		goto out;
+	}
+	seq_tracker_attach(ssl, &tracker);
+	errno = 0;
+	r = SSL_accept(ssl);
+	if (r != 1) {
+		snprintf(f->err, sizeof(f->err), "TLS handshake (SSL_accept)");
+		ssl_err_append(f->err, sizeof(f->err), ssl, r);
+		goto out;
+	}
+	if (o->rx_mode == RX_MANUAL || o->rx_mode == RX_SIM) {
+		/* Anything OpenSSL already decrypted is payload; hand it to the verifier first. */
+		while (SSL_pending(ssl) > 0) {
+			int n = SSL_read(ssl, buf, RX_BUF);
+
+			if (n <= 0 || verifier_feed(&v, buf, (size_t)n, f->err, sizeof(f->err))) {
+				if (n <= 0)
+					snprintf(f->err, sizeof(f->err), "draining SSL_pending failed");
+				goto out;
+			}
+			f->records++;
+		}
+		if (ssl_check_no_buffered_input(ssl, f->err, sizeof(f->err)))
+			goto out;
+		if (!tracker.rd_ccs_seen) {
+			snprintf(f->err, sizeof(f->err), "no ChangeCipherSpec seen; cannot tell the read sequence number");
+			goto out;
+		}
+		if (derive_record_keys(ssl, o->cipher, KEYS_FOR_READ, tracker.rd_seq, &keys, f->err, sizeof(f->err)))
+			goto out;
+		if (o->rx_mode == RX_MANUAL) {
+			if (ktls_install(f->fd, &keys, true, f->err, sizeof(f->err)))
+				goto out_keys;
+			r = rx_manual(f, &v, buf);
+		} else {
+			r = rx_sim(f, &v, &keys, buf);
+		}
+		if (r)
+			goto out_keys;
+	} else if (rx_ssl(f, ssl, &tracker, &v, buf)) {
+		goto out;
+	}
+	if (verifier_finish(&v, f->err, sizeof(f->err)))
+		goto out_keys;
+	f->ok = true;
+	if (o->rx_mode == RX_USER || o->rx_mode == RX_OPENSSL)
+		SSL_shutdown(ssl);      /* polite close_notify back; result does not matter */
+out_keys:
+	OPENSSL_cleanse(&keys, sizeof(keys));
+out:
+	f->bytes = v.offset;
+	f->bad_offset = v.bad_offset;
+	SSL_free(ssl);
+	close(f->fd);
+	free(buf);
+	return NULL;
+}
+
+int run_recv(const struct options *o)
+{
+	struct run_result res = { .role = "recv", .flows = o->flows, .mode_key = "rx_mode",
+				  .mode = rx_mode_names[o->rx_mode], .cipher = o->cipher->name,
+				  .ktls = -1, .bad_offset = -1 };
+	struct rx_flow *flows = calloc(o->flows, sizeof(*flows));
+	struct flow_claims *claims = flow_claims_new(o->flows);
+	static char err[ERRBUF_LEN + 64];
+	SSL_CTX *ctx = NULL;
+	double t0 = 0, u0, s0, u1, s1;
+	int lfd = -1;
+
+	tls_stat_read(&res.before);
+	watchdog_start(&res, o->timeout_sec);
+	if (!flows || !claims) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto done;
+	}
+	ctx = make_server_ctx(o, err, sizeof(err));
+	if (!ctx)
+		goto done;
+	lfd = net_listen(o, err, sizeof(err));
+	if (lfd < 0)
+		goto done;
+	logf_(o, "recv: listening on %s, %u flow(s), rx-mode %s, cipher %s", o->addr, o->flows,
+	      rx_mode_names[o->rx_mode], o->cipher->name);
+	cpu_times(&u0, &s0);
+	for (unsigned i = 0; i < o->flows; i++) {
+		struct rx_flow *f = &flows[i];
+
+		f->fd = net_accept(lfd, o->timeout_sec, err, sizeof(err));
+		if (f->fd < 0)
+			break;
+		if (i == 0)
+			t0 = now_sec();
+		f->o = o;
+		f->ctx = ctx;
+		f->claims = claims;
+		if (pthread_create(&f->thread, NULL, rx_flow_main, f)) {
+			snprintf(err, sizeof(err), "pthread_create failed");
+			close(f->fd);
+			break;
+		}
+		f->started = true;
+	}
+	res.ktls = -1;
+	for (unsigned i = 0; i < o->flows; i++) {
+		struct rx_flow *f = &flows[i];
+
+		if (!f->started)
+			continue;
+		pthread_join(f->thread, NULL);
+		res.bytes += f->bytes;
+		res.records += f->records;
+		res.rekey_markers += f->markers;
+		if (f->ktls >= 0)
+			res.ktls = (res.ktls < 0 ? 1 : res.ktls) && f->ktls;
+		if (!f->ok && !err[0]) {
+			snprintf(err, sizeof(err), "conn %u: %s", i, f->err);
+			res.bad_offset = f->bad_offset;
+		}
+	}
+	res.seconds = t0 ? now_sec() - t0 : 0;
+	cpu_times(&u1, &s1);
+	res.cpu_user = u1 - u0;
+	res.cpu_sys = s1 - s0;
+done:
+	if (lfd >= 0)
+		close(lfd);
+	SSL_CTX_free(ctx);
+	tls_stat_read(&res.after);
+	res.ok = !err[0];
+	res.error = res.ok ? NULL : err;
+	if (!res.ok)
+		logf_(o, "recv: FAILED: %s", err);
+	report_once(&res);
+	free(flows);
+	flow_claims_free(claims);
+	return res.ok ? 0 : 1;
+}

@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Smoke test of innova-tls over loopback; prints TAP. Usage: selftest.sh PATH/TO/innova-tls
+#
+# Runs anywhere (host or guest). Where the kernel has kTLS it also runs the
+# manual/openssl kTLS modes; where it has none it checks they fail cleanly.
+set -u
+BIN=${1:?usage: selftest.sh PATH/TO/innova-tls}
+[ -x "$BIN" ] || { echo "Bail out! $BIN is not executable"; exit 1; }
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+PORT=$((20000 + $$ % 20000))
+N=0
+FAIL=0
+
+ok()     { N=$((N + 1)); echo "ok $N - $1"; }
+not_ok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+skip()   { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
+
+# pair NAME "RECV ARGS" "SEND ARGS" WANT_RECV_RC WANT_SEND_RC [REGEX that recv JSON must match]
+# ADDR in the arg strings is replaced with the next free loopback port on $HOST.
+pair() {
+	local name=$1 rargs=$2 sargs=$3 want_r=$4 want_s=$5 re=${6:-} rr sr rp
+	PORT=$((PORT + 1))
+	local addr="$HOST:$PORT"
+	# shellcheck disable=SC2086
+	"$BIN" recv --listen "$addr" --timeout 30 --quiet $rargs >"$TMP/r.json" 2>"$TMP/r.err" &
+	rp=$!
+	# shellcheck disable=SC2086
+	"$BIN" send --connect "$addr" --timeout 30 --quiet $sargs >"$TMP/s.json" 2>"$TMP/s.err"
+	sr=$?
+	wait "$rp"
+	rr=$?
+	if [ "$rr" != "$want_r" ] || { [ "$want_s" != any ] && [ "$sr" != "$want_s" ]; }; then
+		not_ok "$name" "recv rc=$rr (want $want_r), send rc=$sr (want $want_s)" \
+			"recv: $(cat "$TMP/r.json")" "send: $(cat "$TMP/s.json")"
+	elif [ "$(wc -l <"$TMP/r.json")" != 1 ]; then
+		not_ok "$name" "recv printed $(wc -l <"$TMP/r.json") stdout lines, want exactly 1"
+	elif [ -n "$re" ] && ! grep -Eq -- "$re" "$TMP/r.json"; then
+		not_ok "$name" "recv JSON does not match /$re/" "recv: $(cat "$TMP/r.json")"
+	else
+		ok "$name"
+	fi
+}
+
+# --- argument handling: usage errors exit 2 with usage text ---
+usage_case() {
+	local name=$1; shift
+	"$BIN" "$@" >/dev/null 2>"$TMP/u.err"
+	local rc=$?
+	if [ $rc = 2 ] && grep -q '^usage:' "$TMP/u.err"; then ok "usage: $name -> exit 2"
+	else not_ok "usage: $name -> exit 2" "rc=$rc" "$(head -3 "$TMP/u.err")"; fi
+}
+usage_case "no role"
+usage_case "unknown role" frobnicate
+usage_case "recv without --listen" recv
+usage_case "bad cipher" send --connect 127.0.0.1:1 --cipher rc4
+usage_case "record size 0" send --connect 127.0.0.1:1 --record-size 0
+usage_case "record size 16385" send --connect 127.0.0.1:1 --record-size 16385
+usage_case "bad random range" send --connect 127.0.0.1:1 --record-size random:9-3
+usage_case "bad address" send --connect 127.0.0.1 --bytes 1
+usage_case "bad bytes suffix" send --connect 127.0.0.1:1 --bytes 1X
+usage_case "--ccs-at with tx-mode user" send --connect 127.0.0.1:1 --ccs-at 3
+usage_case "send option on recv" recv --listen 127.0.0.1:1 --record-size 5
+if "$BIN" --help | grep -q 'does NOT verify'; then ok "--help exits 0 and warns about no verification"
+else not_ok "--help exits 0 and warns about no verification"; fi
+
+# --- userspace OpenSSL mode over IPv4 and IPv6 ---
+for HOST in 127.0.0.1 '[::1]'; do
+	for c in aes128gcm aes256gcm; do
+		pair "user $HOST $c fixed 16384, 1 flow" "--rx-mode user --cipher $c --bytes 1M" \
+			"--cipher $c --bytes 1M" 0 0 '"ok":true,"flows":1,"bytes":1048576,"records":64,'
+		pair "user $HOST $c random sizes, 4 flows" "--rx-mode user --cipher $c --bytes 1M --flows 4 --seed 7" \
+			"--cipher $c --bytes 1M --flows 4 --record-size random --seed 7" 0 0 \
+			'"ok":true,"flows":4,"bytes":4194304,'
+	done
+done
+HOST=127.0.0.1
+pair "user small random records 1-64" "--rx-mode user --bytes 100k --seed 3" \
+	"--bytes 100k --record-size random:1-64 --seed 3" 0 0 '"ok":true'
+pair "recv without --bytes accepts any length" "--rx-mode user" "--bytes 12345" 0 0 '"bytes":12345,'
+pair "stream shorter than 8 bytes, 2 flows" "--rx-mode user --flows 2" "--bytes 3 --flows 2" 0 0 '"bytes":6,'
+
+# --- verifier catches damage ---
+pair "corrupted byte is reported at its offset" "--rx-mode user --bytes 1M" "--bytes 1M --corrupt-at 123457" \
+	1 any '"ok":false.*"bad_offset":123457,.*mismatch at offset 123457'
+pair "corruption in the first 8 bytes is reported exactly" "--rx-mode user --bytes 1M" "--bytes 1M --corrupt-at 5" \
+	1 any '"bad_offset":5,.*flow 0: payload mismatch at offset 5 '
+pair "corruption in the first bytes of one of 4 flows" "--rx-mode user --flows 4 --seed 9" \
+	"--flows 4 --seed 9 --bytes 64k --corrupt-at 6" 1 any '"bad_offset":6,'
+pair "wrong seed is detected at offset 0" "--rx-mode user --seed 2" "--seed 3 --bytes 64k" \
+	1 any '"bad_offset":0,'
+pair "short stream is an error" "--rx-mode user --bytes 2M" "--bytes 1M" 1 any 'ended after 1048576 of 2097152'
+pair "cipher mismatch fails the handshake" "--rx-mode user --cipher aes256gcm" "--cipher aes128gcm" \
+	1 1 'TLS handshake'
+
+# --- key derivation + sequence accounting via the userspace kTLS model ---
+for c in aes128gcm aes256gcm aes128ccm chacha20; do
+	pair "sim TX -> OpenSSL RX, $c" "--rx-mode user --cipher $c --bytes 300k" \
+		"--tx-mode sim --cipher $c --bytes 300k --record-size random" 0 0 '"ok":true'
+	pair "OpenSSL TX -> sim RX, $c" "--rx-mode sim --cipher $c --bytes 300k" \
+		"--cipher $c --bytes 300k --record-size random:1-2000" 0 0 '"ok":true'
+	pair "sim TX -> sim RX with 3 rekey markers, $c" "--rx-mode sim --cipher $c --bytes 100000" \
+		"--tx-mode sim --cipher $c --bytes 100000 --record-size 1000 --ccs-at 1,50,100" 0 0 \
+		'"records":100,"rekey_markers":3,'
+done
+
+# --- kernel kTLS modes ---
+if "$BIN" selftest-errors >"$TMP/st.tap" 2>&1; then ok "selftest-errors"
+else not_ok "selftest-errors" "$(grep '^not ok' "$TMP/st.tap")"; fi
+if grep -q 'SKIP no kTLS' "$TMP/st.tap"; then
+	pair "no kTLS: rx-mode manual fails cleanly" "--rx-mode manual" "--bytes 64k" 1 any \
+		'"ok":false.*kTLS not available: setsockopt\(TCP_ULP, \\"tls\\"\): ENOENT'
+	pair "no kTLS: rx-mode openssl fails cleanly" "--rx-mode openssl" "--bytes 64k" 1 any \
+		'"ok":false.*kTLS not available: OpenSSL did not enable kTLS RX'
+	HOST=127.0.0.1; PORT=$((PORT + 1))
+	"$BIN" send --connect "$HOST:$PORT" --tx-mode ktls --timeout 5 --quiet >"$TMP/s.json" 2>/dev/null &
+	sp=$!
+	"$BIN" recv --listen "$HOST:$PORT" --rx-mode user --timeout 5 --quiet >/dev/null 2>&1
+	wait $sp; rc=$?
+	if [ $rc = 1 ] && grep -q 'kTLS not available' "$TMP/s.json"; then ok "no kTLS: tx-mode ktls fails cleanly"
+	else not_ok "no kTLS: tx-mode ktls fails cleanly" "rc=$rc $(cat "$TMP/s.json")"; fi
+	skip "kTLS manual/openssl data runs" "no kTLS"
+else
+	for c in aes128gcm aes256gcm aes128ccm chacha20; do
+		pair "kTLS manual RX, $c" "--rx-mode manual --cipher $c --bytes 1M" \
+			"--cipher $c --bytes 1M --record-size random" 0 0 '"ok":true.*"ktls":true'
+		pair "kTLS TX -> manual RX with markers, $c" "--rx-mode manual --cipher $c --bytes 200000" \
+			"--tx-mode ktls --cipher $c --bytes 200000 --record-size 1000 --ccs-at 1,100" 0 0 \
+			'"records":200,"rekey_markers":2,'
+	done
+	for c in aes128gcm aes256gcm; do
+		pair "OpenSSL kTLS RX, $c" "--rx-mode openssl --cipher $c --bytes 1M" \
+			"--cipher $c --bytes 1M --flows 1" 0 0 '"ok":true.*"ktls":true'
+	done
+fi
+
+# --- report format ---
+printf 'TlsCurrTxSw                     \t0\nTlsRxDevice                     \t7\nTlsDecryptError                 \t0\n' >"$TMP/tls_stat"
+INNOVA_TLS_STAT=$TMP/tls_stat pair "tls_stat delta object from the per-netns file" "--rx-mode user" "--bytes 1k" 0 0 \
+	'"tls_stat":\{"TlsCurrTxSw":0,"TlsRxDevice":0,"TlsDecryptError":0\},"error":null\}$'
+if command -v python3 >/dev/null; then
+	if python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/r.json" 2>/dev/null &&
+	   python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/s.json" 2>/dev/null
+	then ok "report lines are valid JSON"; else not_ok "report lines are valid JSON" "$(cat "$TMP/r.json")"; fi
+else
+	skip "report lines are valid JSON" "no python3"
+fi
+
+# --- timeout: nothing connects ---
+PORT=$((PORT + 1))
+start=$(date +%s)
+"$BIN" recv --listen "127.0.0.1:$PORT" --timeout 1 --quiet >"$TMP/t.json" 2>/dev/null
+rc=$?
+el=$(( $(date +%s) - start ))
+if [ $rc = 3 ] && [ $el -le 5 ] && grep -q '"ok":false.*timeout' "$TMP/t.json"; then ok "--timeout 1 with no peer exits 3 promptly"
+else not_ok "--timeout 1 with no peer exits 3 promptly" "rc=$rc after ${el}s: $(cat "$TMP/t.json")"; fi
+
+echo "1..$N"
+[ $FAIL = 0 ]

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sender role: TLS 1.2 client, N flows, pattern payload cut into records of
+ * fixed or seeded-random size, sent via SSL_write (user), kernel kTLS TX
+ * (ktls) or the userspace record model (sim).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <openssl/err.h>
+#include "innova_tls.h"
+
+#ifndef SOL_TLS
+#define SOL_TLS 282
+#endif
+
+struct tx_flow {
+	const struct options *o;
+	SSL_CTX *ctx;
+	unsigned index;
+	pthread_t thread;
+	bool started;
+	bool ok;
+	int ktls;
+	uint64_t bytes, records, markers;
+	char err[ERRBUF_LEN];
+};
+
+static int write_all(int fd, const uint8_t *p, size_t len, int flags, char *err, size_t errlen)
+{
+	while (len) {
+		ssize_t n = send(fd, p, len, flags | MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err_errno(err, errlen, "send", errno);
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One record of a non-data content type through kTLS TX (TLS_SET_RECORD_TYPE cmsg). */
+static int ktls_send_typed(int fd, uint8_t type, const uint8_t *p, size_t len, char *err, size_t errlen)
+{
+	char cbuf[CMSG_SPACE(sizeof(uint8_t))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)p, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	ssize_t n;
+
+	c->cmsg_level = SOL_TLS;
+	c->cmsg_type = TLS_SET_RECORD_TYPE;
+	c->cmsg_len = CMSG_LEN(sizeof(uint8_t));
+	*CMSG_DATA(c) = type;
+	do
+		n = sendmsg(fd, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)len) {
+		err_errno(err, errlen, "sendmsg(TLS_SET_RECORD_TYPE)", n < 0 ? errno : EIO);
+		return -1;
+	}
+	return 0;
+}
+
+static int send_record(struct tx_flow *f, SSL *ssl, int fd, struct record_keys *k,
+		       uint8_t type, const uint8_t *p, size_t len, uint8_t *wire)
+{
+	switch (f->o->tx_mode) {
+	case TX_USER: {
+		int n = SSL_write(ssl, p, (int)len);
+
+		if (n != (int)len) {
+			snprintf(f->err, sizeof(f->err), "SSL_write");
+			ssl_err_append(f->err, sizeof(f->err), ssl, n);
+			return -1;
+		}
+		return 0;
+	}
+	case TX_KTLS:
+		/* A send() of <= 16 KiB without MSG_MORE is exactly one record. */
+		if (type != RT_APPDATA)
+			return ktls_send_typed(fd, type, p, len, f->err, sizeof(f->err));
+		return write_all(fd, p, len, 0, f->err, sizeof(f->err));
+	case TX_SIM:
+	default: {
+		size_t n = sim_seal_record(k, type, p, len, wire);
+
+		if (!n) {
+			snprintf(f->err, sizeof(f->err), "userspace record encryption failed");
+			return -1;
+		}
+		return write_all(fd, wire, n, 0, f->err, sizeof(f->err));
+	}
+	}
+}
+
+static bool ccs_due(const struct options *o, uint64_t record_no)
+{
+	for (unsigned i = 0; i < o->n_ccs_at; i++)
+		if (o->ccs_at[i] == record_no)
+			return true;
+	return false;
+}
+
+static void *tx_flow_main(void *arg)
+{
+	struct tx_flow *f = arg;
+	const struct options *o = f->o;
+	uint8_t *buf = malloc(MAX_RECORD), *wire = malloc(MAX_RECORD + 64);
+	uint64_t rng = o->seed ^ (0xa5a5a5a5ULL * (f->index + 1)), off = 0;
+	struct seq_tracker tracker;
+	struct record_keys keys;
+	struct pattern pat;
+	SSL *ssl = NULL;
+	int fd, r;
+
+	memset(&keys, 0, sizeof(keys));
+	f->ktls = o->tx_mode == TX_KTLS;
+	pattern_init(&pat, o->seed, f->index);
+	fd = net_connect(o, f->err, sizeof(f->err));
+	if (fd < 0)
+		goto out_free;
+	ssl = SSL_new(f->ctx);
+	if (!buf || !wire || !ssl || !SSL_set_fd(ssl, fd)) {
+		snprintf(f->err, sizeof(f->err), "out of memory");
+		goto out;
+	}
+	seq_tracker_attach(ssl, &tracker);
+	errno = 0;
+	r = SSL_connect(ssl);
+	if (r != 1) {
+		snprintf(f->err, sizeof(f->err), "TLS handshake (SSL_connect)");
+		ssl_err_append(f->err, sizeof(f->err), ssl, r);
+		goto out;
+	}
+	if (o->tx_mode != TX_USER) {
+		if (!tracker.wr_ccs_seen) {
+			snprintf(f->err, sizeof(f->err), "no ChangeCipherSpec written; cannot tell the write sequence number");
+			goto out;
+		}
+		if (derive_record_keys(ssl, o->cipher, KEYS_FOR_WRITE, tracker.wr_seq, &keys, f->err, sizeof(f->err)))
+			goto out;
+		if (o->tx_mode == TX_KTLS && ktls_install(fd, &keys, false, f->err, sizeof(f->err)))
+			goto out;
+	}
+	while (off < o->bytes) {
+		uint64_t len = o->rec_min;
+
+		if (o->rec_max > o->rec_min)
+			len += splitmix64(&rng) % (o->rec_max - o->rec_min + 1);
+		if (len > o->bytes - off)
+			len = o->bytes - off;
+		if (ccs_due(o, f->records + 1)) {
+			static const uint8_t ccs = 1;
+
+			if (send_record(f, ssl, fd, &keys, RT_CCS, &ccs, 1, wire))
+				goto out;
+			f->markers++;
+		}
+		pattern_fill(&pat, off, buf, (size_t)len);
+		/* Hidden test hook: corrupt one payload byte before encryption. */
+		if (o->corrupt_at >= 0 && (uint64_t)o->corrupt_at >= off && (uint64_t)o->corrupt_at < off + len)
+			buf[o->corrupt_at - (int64_t)off] ^= 0x5a;
+		if (send_record(f, ssl, fd, &keys, RT_APPDATA, buf, (size_t)len, wire))
+			goto out;
+		off += len;
+		f->records++;
+	}
+	f->bytes = off;
+	/* close_notify: as an SSL_shutdown, or as a raw alert record through kTLS/sim. */
+	if (o->tx_mode == TX_USER) {
+		SSL_shutdown(ssl);
+	} else {
+		static const uint8_t close_notify[2] = { 1, 0 };
+
+		if (send_record(f, ssl, fd, &keys, RT_ALERT, close_notify, 2, wire))
+			goto out;
+	}
+	/* Wait for the receiver to close, so our exit means the data was consumed. */
+	shutdown(fd, SHUT_WR);
+	for (;;) {
+		ssize_t n = recv(fd, wire, MAX_RECORD, 0);
+
+		if (n > 0 || (n < 0 && errno == EINTR))
+			continue;
+		if (n < 0 && errno != ECONNRESET) {
+			err_errno(f->err, sizeof(f->err), "waiting for the receiver to close", errno);
+			goto out;
+		}
+		break;
+	}
+	f->ok = true;
+out:
+	OPENSSL_cleanse(&keys, sizeof(keys));
+	ERR_clear_error();
+	SSL_free(ssl);
+	close(fd);
+out_free:
+	free(buf);
+	free(wire);
+	f->bytes = off;
+	return NULL;
+}
+
+int run_send(const struct options *o)
+{
+	struct run_result res = { .role = "send", .flows = o->flows, .mode_key = "tx_mode",
+				  .mode = tx_mode_names[o->tx_mode], .cipher = o->cipher->name,
+				  .ktls = o->tx_mode == TX_KTLS, .bad_offset = -1 };
+	struct tx_flow *flows = calloc(o->flows, sizeof(*flows));
+	static char err[ERRBUF_LEN + 64];
+	SSL_CTX *ctx = NULL;
+	double t0, u0 = 0, s0 = 0, u1, s1;
+
+	tls_stat_read(&res.before);
+	watchdog_start(&res, o->timeout_sec);
+	if (!flows) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto done;
+	}
+	ctx = make_client_ctx(o, err, sizeof(err));
+	if (!ctx)
+		goto done;
+	logf_(o, "send: connecting to %s, %u flow(s), tx-mode %s, cipher %s, %llu bytes/flow", o->addr,
+	      o->flows, tx_mode_names[o->tx_mode], o->cipher->name, (unsigned long long)o->bytes);
+	cpu_times(&u0, &s0);
+	t0 = now_sec();
+	for (unsigned i = 0; i < o->flows; i++) {
+		struct tx_flow *f = &flows[i];
+
+		f->o = o;
+		f->ctx = ctx;
+		f->index = i;
+		if (pthread_create(&f->thread, NULL, tx_flow_main, f)) {
+			snprintf(err, sizeof(err), "pthread_create failed");
+			break;
+		}
+		f->started = true;
+	}
+	for (unsigned i = 0; i < o->flows; i++) {
+		struct tx_flow *f = &flows[i];
+
+		if (!f->started)
+			continue;
+		pthread_join(f->thread, NULL);
+		res.bytes += f->bytes;
+		res.records += f->records;
+		res.rekey_markers += f->markers;
+		if (!f->ok && !err[0])
+			snprintf(err, sizeof(err), "flow %u: %s", i, f->err);
+	}
+	res.seconds = now_sec() - t0;
+	cpu_times(&u1, &s1);
+	res.cpu_user = u1 - u0;
+	res.cpu_sys = s1 - s0;
+done:
+	SSL_CTX_free(ctx);
+	tls_stat_read(&res.after);
+	res.ok = !err[0];
+	res.error = res.ok ? NULL : err;
+	if (!res.ok)
+		logf_(o, "send: FAILED: %s", err);
+	report_once(&res);
+	free(flows);
+	return res.ok ? 0 : 1;
+}
