@@ -69,7 +69,8 @@ tcp_transfer() {
 	src=$1 dst=$2 addr=$3 bytes=$4 port=${5:-5001}
 	head -c "$bytes" /dev/urandom > /tmp/tx.bin
 	rm -f /tmp/rx.bin
-	ip netns exec "$dst" timeout 120 nc -l "$port" > /tmp/rx.bin &
+	fam=-4; case "$addr" in *:*) fam=-6 ;; esac
+	ip netns exec "$dst" timeout 120 nc $fam -l "$port" > /tmp/rx.bin &
 	lpid=$!
 	sleep 0.5
 	ip netns exec "$src" timeout 120 nc -N "$addr" "$port" < /tmp/tx.bin || die "sender nc failed"
@@ -79,4 +80,44 @@ tcp_transfer() {
 	n=$(stat -c %s /tmp/rx.bin)
 	[ "$tx" = "$rx" ] || die "received $n of $bytes bytes, sha256 differs"
 	log "transferred $bytes bytes to $addr, sha256 match"
+}
+
+# tls_run ADDR "RECV ARGS" "SEND ARGS": innova-tls receiver in netns B,
+# sender in netns A. Sets RRC/SRC (exit codes); JSON in /tmp/recv.json and
+# /tmp/send.json; read fields with jr/js.
+TLS_PORT=4433
+tls_run() {
+	addr=$1 rargs=$2 sargs=$3
+	TLS_PORT=$((TLS_PORT + 1))
+	case "$addr" in *:*) hp="[$addr]:$TLS_PORT" ;; *) hp="$addr:$TLS_PORT" ;; esac
+	# shellcheck disable=SC2086
+	ip netns exec B innova-tls recv --listen "$hp" --quiet $rargs > /tmp/recv.json 2> /tmp/recv.err &
+	rp=$!
+	# shellcheck disable=SC2086
+	ip netns exec A innova-tls send --connect "$hp" --quiet $sargs > /tmp/send.json 2> /tmp/send.err
+	SRC=$?
+	wait $rp
+	RRC=$?
+	log "recv rc=$RRC: $(cat /tmp/recv.json)"
+	[ "$SRC" = 0 ] || log "send rc=$SRC: $(cat /tmp/send.json) $(head -c 300 /tmp/send.err)"
+}
+jr() { jq -r "$1" /tmp/recv.json; }
+js() { jq -r "$1" /tmp/send.json; }
+
+# The transfer succeeded and every byte was verified by the receiver.
+expect_intact() {
+	[ "$RRC" = 0 ] || die "receiver failed (rc=$RRC): $(jr .error)"
+	[ "$SRC" = 0 ] || die "sender failed (rc=$SRC)"
+	[ "$(jr .ok)" = true ] || die "receiver reports ok=false"
+	[ "$(jr .bytes)" = "$1" ] || die "receiver got $(jr .bytes) bytes, expected $1"
+}
+
+# expect_path device|software: which kTLS RX path the receiver's socket took
+expect_path() {
+	dev=$(jr '.tls_stat.TlsRxDevice') sw=$(jr '.tls_stat.TlsRxSw')
+	case "$1" in
+	device) [ "$dev" = 1 ] && [ "$sw" = 0 ] || die "expected device path: TlsRxDevice=$dev TlsRxSw=$sw" ;;
+	software) [ "$dev" = 0 ] && [ "$sw" = 1 ] || die "expected software path: TlsRxDevice=$dev TlsRxSw=$sw" ;;
+	esac
+	log "path: $1 (TlsRxDevice=$dev TlsRxSw=$sw)"
 }

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Innova hardware model: the NIC's TLS RX engine ("silicon + firmware").
+ *
+ * Pure C, single-threaded: the driver serialises every call on one engine
+ * (e.g. a per-port spinlock, BH disabled).  No call sleeps or allocates;
+ * memory is provided by the caller (hw_engine_mem_size/hw_engine_init) and
+ * crypto keys are created by the caller with hw_crypto_key_new() (may
+ * sleep, so outside the lock) and handed over on install/key update.  Keys
+ * the engine no longer needs are handed back through struct hw_key_reap so
+ * the caller frees them after dropping the lock (hw_key_reap_free()).
+ *
+ * Sequence numbers are host-order TCP sequence numbers.
+ */
+#ifndef INNOVA_HW_ENGINE_H
+#define INNOVA_HW_ENGINE_H
+
+#include <innova/hw_port.h>
+#include <innova/hw_crypto.h>
+
+struct hw_engine;
+
+#define HW_ENGINE_MAX_FLOWS	65535u
+#define HW_TLS_MAX_PLAIN	16384u
+
+/* Flow tuple, as seen in RECEIVED frames: saddr/sport = the peer (sender). */
+struct hw_flow_tuple {
+	u8 family;		/* 4 or 6 */
+	u8 saddr[16];		/* IPv4: first 4 bytes, rest zero */
+	u8 daddr[16];
+	u16 sport;		/* host order */
+	u16 dport;
+};
+
+struct hw_flow_params {
+	struct hw_flow_tuple tuple;
+	u32 start_seq;		/* TCP seq where offload starts (copied_seq) */
+	u64 start_rn;		/* TLS record number of the record at start_seq */
+	bool start_synced;	/* rcv_nxt == start_seq: a record starts there */
+	u8 salt[4];
+	struct hw_crypto_key *key;	/* consumed on success only */
+};
+
+/* Keys handed back by the engine, to free outside the lock. */
+#define HW_KEY_REAP_MAX 3
+struct hw_key_reap {
+	struct hw_crypto_key *keys[HW_KEY_REAP_MAX];
+	unsigned int n;
+};
+
+/* Counters; the same layout per flow and engine-wide (sum over flows). */
+struct hw_stats {
+	u64 rx_frames;		/* frames offered to the engine (engine-wide) */
+	u64 tls_frames;		/* frames of an installed flow, csum ok */
+	u64 bad_csum;		/* TCP checksum failed: untouched */
+	u64 decrypted_frames;	/* frames marked crypto_done+success */
+	u64 decrypted_bytes;	/* TCP payload bytes of those frames */
+	u64 decrypted_records;	/* records decrypted in place, tag ok */
+	u64 enc_records;	/* tag-verified records passed encrypted */
+	u64 follow_records;	/* records followed without crypto */
+	u64 unauth_records;	/* DEC records finished without tag (hole) */
+	u64 shadow_ok;		/* shadow verifications passed */
+	u64 shadow_fail;	/* shadow verifications failed */
+	u64 auth_fail;		/* tag mismatches (any mode) */
+	u64 holes;		/* gaps inside a record: sync kept */
+	u64 sync_lost;		/* transitions out of sync (gap/header/auth) */
+	u64 old_frames;		/* wholly old data (retransmit/dup) */
+	u64 overlap_frames;	/* partly old data */
+	u64 resync_req;		/* resync requests issued */
+	u64 resync_ok;		/* confirmations applied */
+	u64 resync_skip;	/* confirmations ignored (unknown/stale seq) */
+	u64 resync_hint;	/* confirmations for a seq ahead: remembered */
+	u64 key_updates;	/* key update commands accepted */
+	u64 key_late;		/* key updates that arrived after record N */
+	u64 key_refresh;	/* key_refresh_needed events raised */
+	u64 nokey_records;	/* records passed because no usable key */
+	u64 flows_added;
+	u64 flows_deleted;
+	u64 add_fail;		/* install failures (full, bad args) */
+};
+
+/* Completion event bits (hw_rx_completion.events). */
+#define HW_EV_KEY_REFRESH_NEEDED	0x1u	/* key update failed shadow */
+#define HW_EV_SYNC_LOST			0x2u
+#define HW_EV_SYNCED			0x4u	/* shadow passed: decrypting */
+#define HW_EV_KEY_SWITCHED		0x8u	/* new key took effect */
+
+struct hw_rx_completion {
+	u32 flow;		/* flow handle, 0 = none */
+	u32 resync_seq;		/* header_start + 4, valid iff resync_req */
+	u32 tcp_seq;		/* TCP sequence number of the frame */
+	u32 payload_off;	/* TCP payload offset within the frame */
+	u32 payload_len;
+	u32 events;		/* HW_EV_* */
+	bool is_tcp;		/* parsed as IPv4/IPv6 TCP */
+	bool csum_ok;		/* TCP checksum validated */
+	bool is_tls_flow;	/* matched an installed flow */
+	bool crypto_done;	/* every payload byte went through decryption */
+	bool crypto_success;	/* no tag in this frame failed */
+	bool auth_fail;		/* a tag in this frame failed */
+	bool resync_req;	/* driver: tls_offload_rx_resync_request() */
+};
+
+/* The driver sets skb->decrypted iff this is true. */
+static inline bool hw_rx_decrypted(const struct hw_rx_completion *c)
+{
+	return c->crypto_done && c->crypto_success;
+}
+
+/* Flow states (see engine.c for the state machine). */
+enum hw_flow_state {
+	HW_FS_SEARCH = 0,	/* no record boundary known: stream scan */
+	HW_FS_TRACK,		/* following a candidate, resync requested */
+	HW_FS_SHADOW,		/* boundary + record number known: verifying */
+	HW_FS_SYNC,		/* verified: decrypting in place */
+	HW_FS_NOKEY,		/* boundary + number known, no usable key */
+};
+
+struct hw_flow_info {
+	struct hw_flow_tuple tuple;
+	enum hw_flow_state state;
+	u32 expected_seq;	/* next in-order TCP seq */
+	u32 record_seq;		/* TCP seq of the current record header */
+	u64 record_num;		/* current record number (if known) */
+	bool record_num_known;
+	u32 record_pos;		/* bytes of current record seen */
+	u32 record_len;		/* 5 + L, 0 if header incomplete */
+	u64 key_switch_rn;	/* pending key update record number */
+	bool key_pending;
+	struct hw_stats stats;
+};
+
+/* ---- engine lifetime (process context) ---- */
+size_t hw_engine_mem_size(u32 capacity);
+/* mem: caller memory of hw_engine_mem_size(capacity) bytes, any content. */
+struct hw_engine *hw_engine_init(void *mem, size_t size, u32 capacity);
+/* Deletes all flows; their keys are freed with hw_crypto_key_free(). */
+void hw_engine_fini(struct hw_engine *eng);
+
+/* ---- firmware commands (atomic, under the driver's lock) ---- */
+int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
+		       u32 *handle);
+int hw_engine_flow_del(struct hw_engine *eng, u32 handle,
+		       struct hw_key_reap *reap);
+/* header_seq: TCP seq of the record header's FIRST byte; rn: its number. */
+int hw_engine_flow_resync(struct hw_engine *eng, u32 handle, u32 header_seq,
+			  u64 rn);
+/* New key (+salt) effective from record number rn (record numbers carry on). */
+int hw_engine_flow_key_update(struct hw_engine *eng, u32 handle,
+			      struct hw_crypto_key *key, const u8 salt[4],
+			      u64 rn, struct hw_key_reap *reap);
+
+/* ---- data path (atomic) ---- */
+/*
+ * frame: the received Ethernet frame (read-only, contiguous).
+ * out:   buffer of len bytes; holds the complete decrypted frame iff
+ *        hw_rx_decrypted(c) on return, unspecified otherwise.
+ * Returns 0 (always; the completion describes the outcome).
+ */
+int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
+		 struct hw_rx_completion *c);
+
+/* ---- observability ---- */
+const char *hw_flow_state_name(enum hw_flow_state s);
+int hw_engine_flow_info(const struct hw_engine *eng, u32 handle,
+			struct hw_flow_info *info);
+void hw_engine_stats(const struct hw_engine *eng, struct hw_stats *st);
+u32 hw_engine_flow_count(const struct hw_engine *eng);
+/* Iterate installed flows: returns the next handle after prev (0 = first). */
+u32 hw_engine_flow_next(const struct hw_engine *eng, u32 prev);
+
+/* Free reaped keys (process context or wherever hw_crypto_key_free may run) */
+void hw_key_reap_free(struct hw_key_reap *reap);
+
+#endif /* INNOVA_HW_ENGINE_H */

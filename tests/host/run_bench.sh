@@ -1,0 +1,18 @@
+#!/bin/sh
+# Callgrind instruction counts (engine vs OpenSSL one-shot) and wall ratio.
+set -eu
+B=${1:?bench binary}
+bytes=$($B bytes)
+count() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		--toggle-collect="$2" "$B" "$1" 2>&1 |
+		sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
+}
+e=$(count engine bench_engine)
+o=$(count openssl bench_openssl)
+echo "callgrind: $bytes TLS bytes (128 x 16 KiB records, 1448-byte frames)"
+awk -v e="$e" -v o="$o" -v b="$bytes" 'BEGIN {
+	printf "  engine : %d instr, %.3f instr/byte\n", e, e / b;
+	printf "  openssl: %d instr, %.3f instr/byte (one-shot EVP aes-128-gcm)\n", o, o / b;
+	printf "  ratio  : %.2fx (goal <= 1.3x)\n", e / o }'
+$B wall

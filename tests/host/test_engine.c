@@ -1,0 +1,932 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests for the Innova RX engine: differential against OpenSSL one-shot
+ * AES-GCM over real Ethernet/IP/TCP frames, with a small model of the 6.1
+ * kTLS core (TCP reassembly, strparser, DRIVER_REQ matching, NEXT_HINT),
+ * invariants checked on every frame, and coverage numbers.
+ * Output: TAP lines on stdout.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdarg.h>
+#include "tls_stream.h"
+
+extern int hw_crypto_fail_next;
+
+static int tap_n;
+static int tap_fail;
+static char fail_msg[512];
+static int cur_failed;
+
+static void failf(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cur_failed++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(fail_msg, sizeof(fail_msg), fmt, ap);
+	va_end(ap);
+}
+
+#define CHECK(cond, ...) do { if (!(cond)) failf(__VA_ARGS__); } while (0)
+
+static void tap(const char *name)
+{
+	tap_n++;
+	if (cur_failed) {
+		printf("not ok %d - %s\n#   %s\n", tap_n, name, fail_msg);
+		tap_fail++;
+	} else {
+		printf("ok %d - %s\n", tap_n, name);
+	}
+	fflush(stdout);
+	cur_failed = 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+struct scen {
+	const char *name;
+	struct stream_cfg sc;
+	int family;
+	bool vlan, tsopt;
+	int seg_mode;		/* 0 mss, 1 random, 2 tiny, 3 mixed */
+	double loss, dup, reorder, badcsum, overlap, noise;
+	int keymode;		/* 0 none, 1 on time, 2 late, 3 wrong+fix */
+	bool unsynced;		/* install mid-stream, start_synced = false */
+	int mode;		/* 0 DRIVER_REQ, 1 CORE_NEXT_HINT */
+	int lag;		/* strparser lag in records */
+	int seeds;
+	double min_cov;		/* untouched-record coverage, < 0 = none */
+	bool clean;		/* 100 % after the sync records */
+	bool expect_resync;	/* must get back in sync after faults */
+};
+
+struct item {
+	double key;
+	u32 off, len;
+	bool lost_first;	/* first transmission of a lost segment */
+	bool corrupt;		/* bad checksum copy */
+	int noise;		/* 0 data, 1 other flow, 2 pure ack, 3 non-IP */
+};
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+struct kmodel {
+	u8 *rcvd, *dec, *lost;
+	u32 rcv_nxt;
+	int parse_i;
+	bool req_valid;
+	u32 req_seq;
+	int consec, tgt;
+	int done_i;		/* records consumed (NEXT_HINT) */
+	u64 confirms;
+};
+
+struct run_res {
+	int nrec, first_dec, dec, untouched, untouched_dec, after_first,
+	    after_first_dec;
+	struct hw_stats st;
+	u64 confirms;
+	int late_dec;		/* records decrypted after the last key change */
+};
+
+static struct hw_engine *mk_engine(u32 cap, void **mem)
+{
+	size_t sz = hw_engine_mem_size(cap);
+
+	*mem = malloc(sz);
+	return hw_engine_init(*mem, sz, cap);
+}
+
+static u32 seg_len(int mode, struct rng *r)
+{
+	switch (mode) {
+	case 0:
+		return 1448;
+	case 1:
+		return 1 + rng_below(r, 1448);
+	case 2:
+		return rng_chance(r, 0.3) ? 1 : 1 + rng_below(r, 40);
+	default:
+		return rng_chance(r, 0.05) ? 1 + rng_below(r, 8) :
+		       rng_chance(r, 0.5) ? 1448 : 1 + rng_below(r, 1448);
+	}
+}
+
+static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
+{
+	struct rng r = { seed * 0x9E3779B97F4A7C15ULL + 12345 };
+	struct stream s;
+	struct frame_cfg fc = { 0 }, fnoise;
+	struct hw_flow_tuple tup;
+	struct hw_flow_params fp;
+	struct hw_engine *eng;
+	struct kmodel km = { 0 };
+	struct item *it;
+	size_t nit = 0, cap;
+	u8 *frame, *copy, *out, *rec_holed;
+	u32 start_off = 0, h_exp, off, handle;
+	void *mem;
+	int i, e, next_ep = 1;
+	bool refresh_pending = false;
+	struct hw_crypto_key *key;
+	int late_issue_rec = -1;
+
+	memset(res, 0, sizeof(*res));
+	stream_gen(&s, &sc->sc, &r);
+	res->nrec = s.nrec;
+	fc.family = sc->family;
+	for (i = 0; i < 16; i++) {
+		fc.saddr[i] = (u8)(0x20 + i);
+		fc.daddr[i] = (u8)(0x40 + i);
+	}
+	fc.sport = 443;
+	fc.dport = 40000 + (u16)rng_below(&r, 1000);
+	fc.vlan = sc->vlan;
+	fc.tsopt = sc->tsopt;
+	fnoise = fc;
+	fnoise.dport = (u16)(fc.dport + 1);
+	frame_tuple(&fc, &tup);
+
+	eng = mk_engine(8, &mem);
+	if (sc->unsynced && s.nrec > 4)
+		start_off = s.rec[3].off + s.rec[3].len / 2;
+
+	/* transmission schedule */
+	cap = 64 + s.n * 4;
+	it = calloc(cap, sizeof(*it));
+	{
+		double t = 0;
+
+		for (off = start_off; off < s.n; t += 1) {
+			u32 l = seg_len(sc->seg_mode, &r);
+			struct item x = { 0 };
+
+			if (l > s.n - off)
+				l = s.n - off;
+			x.off = off;
+			x.len = l;
+			x.key = t;
+			if (rng_chance(&r, sc->loss)) {
+				struct item rt = x;
+
+				x.lost_first = true;
+				it[nit++] = x;	/* recorded, never sent */
+				rt.lost_first = false;
+				rt.key = t + 1 + rng_below(&r, 6) + 0.5;
+				if (rng_chance(&r, sc->overlap)) {
+					rt.len += rng_below(&r, 1400);
+					if (rt.off + rt.len > s.n)
+						rt.len = s.n - rt.off;
+				}
+				it[nit++] = rt;
+			} else if (rng_chance(&r, sc->reorder)) {
+				x.key = t + 1 + rng_below(&r, 3) + 0.25;
+				it[nit++] = x;
+			} else if (rng_chance(&r, sc->badcsum)) {
+				struct item good = x;
+
+				x.corrupt = true;
+				it[nit++] = x;
+				good.key = t + 1 + rng_below(&r, 4) + 0.5;
+				it[nit++] = good;
+			} else {
+				it[nit++] = x;
+			}
+			if (rng_chance(&r, sc->dup)) {
+				struct item d = x;
+
+				d.lost_first = false;
+				d.corrupt = false;
+				d.key = t + 1 + rng_below(&r, 8) + 0.75;
+				it[nit++] = d;
+			}
+			if (rng_chance(&r, sc->overlap) && off > 200) {
+				struct item o = { 0 };
+
+				o.off = off - rng_below(&r, 200) - 1;
+				o.len = (off - o.off) + rng_below(&r, l);
+				o.key = t + 0.1;
+				it[nit++] = o;
+			}
+			if (rng_chance(&r, sc->noise)) {
+				struct item n = { 0 };
+
+				n.noise = 1 + (int)rng_below(&r, 3);
+				n.key = t + 0.6;
+				n.off = off;
+				n.len = 1 + rng_below(&r, 1448);
+				it[nit++] = n;
+			}
+			off += l;
+			if (nit + 8 >= cap)
+				break;
+		}
+	}
+	qsort(it, nit, sizeof(*it), item_cmp);
+
+	km.rcvd = calloc(1, s.n + 1);
+	km.dec = calloc(1, s.n + 1);
+	km.lost = calloc(1, s.n + 1);
+	km.tgt = 2;
+	rec_holed = calloc(1, (size_t)s.nrec + 1);
+	for (off = 0; off < start_off; off++)
+		km.rcvd[off] = 1;
+	km.rcv_nxt = start_off;
+	while (km.parse_i < s.nrec && s.rec[km.parse_i].off + 5 <= start_off)
+		km.parse_i++;
+	km.done_i = km.parse_i;
+
+	/* install */
+	CHECK(!hw_crypto_key_new(s.ep[0].key, s.ep[0].klen, &key), "key_new");
+	memset(&fp, 0, sizeof(fp));
+	fp.tuple = tup;
+	fp.key = key;
+	memcpy(fp.salt, s.ep[0].salt, 4);
+	fp.start_seq = s.isn + start_off;
+	fp.start_rn = s.rn0;
+	fp.start_synced = !sc->unsynced;
+	CHECK(!hw_engine_flow_add(eng, &fp, &handle), "flow_add");
+	h_exp = s.isn + start_off;
+
+	frame = malloc(16384 * 4);
+	copy = malloc(16384 * 4);
+	out = malloc(16384 * 4);
+	for (size_t k = 0; k < nit && !cur_failed; k++) {
+		struct item *x = &it[k];
+		struct hw_rx_completion c;
+		struct hw_flow_info before, after;
+		u32 flen, hl = frame_hdr_len(&fc), seq;
+		bool marked;
+
+		if (x->lost_first) {
+			memset(km.lost + x->off, 1, x->len);
+			continue;
+		}
+		/* key update commands for the next epoch */
+		while (sc->keymode && next_ep < s.nep) {
+			u64 N = s.ep[next_ep].from_rn;
+			int ri = (int)(N - s.rn0);
+			bool issue = false, wrong = false;
+
+			if (ri >= s.nrec)
+				break;
+			if (sc->keymode == 1 || sc->keymode == 3) {
+				issue = x->off + x->len > s.rec[ri - 1].off;
+				wrong = sc->keymode == 3;
+			} else if (sc->keymode == 2) {
+				int li = ri + 2 < s.nrec ? ri + 2 : s.nrec - 1;
+
+				issue = x->off >= s.rec[li].off;
+				late_issue_rec = li;
+			}
+			if (!issue)
+				break;
+			{
+				struct epoch *ep = &s.ep[next_ep];
+				struct hw_key_reap reap = { .n = 0 };
+				u8 kb[32];
+
+				memcpy(kb, ep->key, 32);
+				if (wrong)
+					kb[0] ^= 1;
+				CHECK(!hw_crypto_key_new(kb, ep->klen, &key),
+				      "key_new");
+				CHECK(!hw_engine_flow_key_update(eng, handle,
+						key, ep->salt, N, &reap),
+				      "key_update");
+				hw_key_reap_free(&reap);
+				if (wrong)
+					refresh_pending = true;
+			}
+			next_ep++;
+		}
+
+		if (x->noise) {
+			u8 pl[1448];
+
+			for (u32 j = 0; j < x->len; j++)
+				pl[j] = (u8)rng_next(&r);
+			if (x->noise == 1) {
+				flen = frame_build(frame, &fnoise,
+						   (u32)rng_next(&r), 0x18,
+						   pl, x->len);
+			} else if (x->noise == 2) {
+				flen = frame_build(frame, &fc, s.isn + x->off,
+						   0x10, NULL, 0);
+			} else {
+				flen = 60;
+				memcpy(frame, pl, 60);
+				hw_put_be16(frame + 12, 0x0806);
+			}
+			memcpy(copy, frame, flen);
+			hw_engine_rx(eng, frame, flen, out, &c);
+			CHECK(!hw_rx_decrypted(&c) && !c.resync_req,
+			      "noise frame marked/requested");
+			CHECK(!memcmp(copy, frame, flen), "input modified");
+			continue;
+		}
+
+		seq = s.isn + x->off;
+		flen = frame_build(frame, &fc, seq, 0x18, s.wire + x->off,
+				   x->len);
+		if (x->corrupt)
+			frame[hl + rng_below(&r, x->len)] ^= 0x10;
+		memcpy(copy, frame, flen);
+		memset(out, 0xa5, flen);
+		if (x->corrupt)
+			hw_engine_flow_info(eng, handle, &before);
+		hw_engine_rx(eng, frame, flen, out, &c);
+		marked = hw_rx_decrypted(&c);
+
+		/* ---- invariants ---- */
+		CHECK(!memcmp(copy, frame, flen), "input frame modified");
+		CHECK(c.is_tcp, "not parsed as TCP");
+		CHECK(!c.crypto_success || !c.auth_fail, "success+auth_fail");
+		CHECK(!c.crypto_success || c.crypto_done, "success w/o done");
+		if (x->corrupt) {
+			CHECK(!c.csum_ok && !marked && !c.resync_req,
+			      "bad checksum frame accepted");
+			hw_engine_flow_info(eng, handle, &after);
+			before.stats.bad_csum++;
+			CHECK(!memcmp(&before, &after, sizeof(before)),
+			      "bad checksum frame changed flow state");
+			continue;
+		}
+		CHECK(c.csum_ok && c.is_tls_flow && c.flow == handle,
+		      "flow frame not recognised");
+		CHECK(c.payload_off == hl && c.payload_len == x->len,
+		      "payload offsets");
+		/* harness model of the engine's progress: holes per record */
+		if ((s32)(seq - h_exp) > 0) {
+			for (u32 o = h_exp - s.isn; o < x->off; ) {
+				int ri = stream_rec_at(&s, o);
+
+				if (ri < 0)
+					break;
+				rec_holed[ri] = 1;
+				o = s.rec[ri].off + s.rec[ri].len;
+			}
+		}
+		if ((s32)(seq + x->len - h_exp) > 0)
+			h_exp = seq + x->len;
+		if (marked) {
+			CHECK(!memcmp(out, frame, hl), "headers not copied");
+			CHECK(!memcmp(out + hl + x->len, frame + hl + x->len,
+				      flen - hl - x->len), "trailer not copied");
+			for (u32 j = 0; j < x->len; j++) {
+				u32 o = x->off + j;
+
+				if (!s.valid[o] || out[hl + j] != s.plain[o]) {
+					failf("marked frame seq %u byte %u wrong (valid %d)",
+					      seq, j, s.valid[o]);
+					break;
+				}
+			}
+			/* a frame completing a bad record is never marked */
+			for (u32 o = x->off; o < x->off + x->len; ) {
+				int ri = stream_rec_at(&s, o);
+
+				if (ri < 0)
+					break;
+				if (s.rec[ri].off + s.rec[ri].len <=
+				    x->off + x->len && !s.rec[ri].tag_ok &&
+				    !rec_holed[ri])
+					failf("marked frame completes bad record %d", ri);
+				o = s.rec[ri].off + s.rec[ri].len;
+			}
+		}
+		if (c.resync_req) {
+			u32 rs = c.resync_seq - s.isn;
+
+			CHECK(rs >= x->off && rs < x->off + x->len && rs >= 4 &&
+			      hdr_plausible_bytes(s.wire + rs - 4),
+			      "resync request for seq not seen in frame");
+			km.req_valid = true;
+			km.req_seq = c.resync_seq;
+		}
+		if ((c.events & HW_EV_KEY_REFRESH_NEEDED) && refresh_pending) {
+			/* driver: reinstall the right key */
+			struct epoch *ep = &s.ep[next_ep - 1];
+			struct hw_key_reap reap = { .n = 0 };
+
+			CHECK(!hw_crypto_key_new(ep->key, ep->klen, &key),
+			      "key_new");
+			CHECK(!hw_engine_flow_key_update(eng, handle, key,
+					ep->salt, ep->from_rn, &reap),
+			      "key_update");
+			hw_key_reap_free(&reap);
+			refresh_pending = false;
+		}
+
+		/* ---- model kernel: TCP accepts, strparser parses ---- */
+		for (u32 j = 0; j < x->len; j++) {
+			u32 o = x->off + j;
+
+			if (!km.rcvd[o] && o >= km.rcv_nxt) {
+				km.rcvd[o] = 1;
+				km.dec[o] = marked;
+			}
+		}
+		while (km.rcv_nxt < s.n && km.rcvd[km.rcv_nxt])
+			km.rcv_nxt++;
+		while (km.parse_i < s.nrec) {
+			struct ref_rec *rr = &s.rec[km.parse_i];
+			int li = km.parse_i + sc->lag;
+
+			if (li >= s.nrec)
+				li = s.nrec - 1;
+			if (rr->off + 5 > km.rcv_nxt ||
+			    (sc->lag && s.rec[li].off + s.rec[li].len >
+			     km.rcv_nxt))
+				break;
+			if (sc->mode == 0 && km.req_valid &&
+			    km.req_seq == s.isn + rr->off + 4) {
+				km.req_valid = false;
+				km.confirms++;
+				hw_engine_flow_resync(eng, handle,
+						      s.isn + rr->off, rr->rn);
+			}
+			km.parse_i++;
+		}
+		/* NEXT_HINT: consume whole records, resync on encrypted runs */
+		while (sc->mode == 1 && km.done_i < km.parse_i) {
+			struct ref_rec *rr = &s.rec[km.done_i];
+			u32 nd = 0;
+
+			if (rr->off + rr->len > km.rcv_nxt)
+				break;
+			for (u32 o = rr->off; o < rr->off + rr->len; o++)
+				nd += km.dec[o];
+			if (nd) {
+				km.consec = 0;
+				km.tgt = 2;
+			} else if (++km.consec > km.tgt) {
+				km.consec = 0;
+				km.tgt = km.tgt < 128 ? km.tgt * 2 : km.tgt + 128;
+				if (km.done_i + 1 < s.nrec) {
+					km.confirms++;
+					hw_engine_flow_resync(eng, handle,
+						s.isn + rr->off + rr->len,
+						rr->rn + 1);
+				}
+			}
+			km.done_i++;
+		}
+	}
+
+	/* ---- coverage ---- */
+	res->first_dec = -1;
+	for (i = 0; i < s.nrec; i++) {
+		struct ref_rec *rr = &s.rec[i];
+		bool all = true, touched = false;
+
+		if (rr->off < start_off)
+			continue;
+		for (u32 o = rr->off; o < rr->off + rr->len; o++) {
+			all &= km.dec[o] && km.rcvd[o];
+			touched |= km.lost[o];
+		}
+		if (all) {
+			res->dec++;
+			if (res->first_dec < 0)
+				res->first_dec = i;
+		}
+		if (res->first_dec >= 0 && i >= res->first_dec) {
+			res->after_first++;
+			res->after_first_dec += all;
+		}
+		if (!touched && i >= 3) {
+			res->untouched++;
+			res->untouched_dec += all;
+		}
+		if (s.nep > 1 && rr->rn >= s.ep[s.nep - 1].from_rn + 3 && all)
+			res->late_dec++;
+	}
+	(void)e;
+	(void)late_issue_rec;
+	hw_engine_stats(eng, &res->st);
+	res->confirms = km.confirms;
+	{
+		struct hw_key_reap reap = { .n = 0 };
+
+		CHECK(!hw_engine_flow_del(eng, handle, &reap), "flow_del");
+		hw_key_reap_free(&reap);
+		CHECK(hw_engine_flow_del(eng, handle, &reap) == -ENOENT,
+		      "double delete");
+	}
+	hw_engine_fini(eng);
+	free(mem);
+	free(frame);
+	free(copy);
+	free(out);
+	free(it);
+	free(km.rcvd);
+	free(km.dec);
+	free(km.lost);
+	free(rec_holed);
+	stream_free(&s);
+}
+
+static void run_scen(const struct scen *sc)
+{
+	u64 un = 0, und = 0, af = 0, afd = 0, tot = 0, dec = 0, conf = 0;
+	u64 auth = 0, late = 0, refresh = 0, hints = 0, lost = 0;
+	int seed, late_dec_min = 1 << 30;
+
+	for (seed = 0; seed < sc->seeds && !cur_failed; seed++) {
+		struct run_res rr;
+
+		run_one(sc, (u64)seed + 1 + (u64)tap_n * 1000, &rr);
+		un += rr.untouched;
+		und += rr.untouched_dec;
+		af += rr.after_first;
+		afd += rr.after_first_dec;
+		tot += (u64)rr.nrec;
+		dec += (u64)rr.dec;
+		conf += rr.confirms;
+		auth += rr.st.auth_fail;
+		late += rr.st.key_late;
+		refresh += rr.st.key_refresh;
+		hints += rr.st.resync_hint;
+		lost += rr.st.sync_lost;
+		if (rr.late_dec < late_dec_min)
+			late_dec_min = rr.late_dec;
+		if (sc->clean) {
+			CHECK(rr.first_dec >= 0 && rr.first_dec <= 2,
+			      "first decrypted record %d", rr.first_dec);
+			CHECK(rr.after_first == rr.after_first_dec,
+			      "clean: %d/%d after sync", rr.after_first_dec,
+			      rr.after_first);
+		}
+		if (sc->expect_resync)
+			CHECK(rr.dec > 0, "never decrypted");
+		if (sc->keymode)
+			CHECK(rr.late_dec > 0,
+			      "no decryption after key update (seed %d)", seed);
+		if (sc->keymode == 2)
+			CHECK(rr.st.key_late > 0, "late key not counted");
+		if (sc->keymode == 3)
+			CHECK(rr.st.key_refresh > 0, "no key refresh event");
+		if (sc->sc.corrupt_tag && !sc->loss)
+			CHECK(rr.st.auth_fail > 0, "auth_fail not counted");
+	}
+	printf("# %-34s records %llu dec %llu (%.1f%%) after-sync %.2f%% "
+	       "untouched %.2f%% confirms %llu auth_fail %llu sync_lost %llu "
+	       "key_late %llu refresh %llu hints %llu\n",
+	       sc->name, (unsigned long long)tot, (unsigned long long)dec,
+	       tot ? 100.0 * dec / tot : 0, af ? 100.0 * afd / af : 0,
+	       un ? 100.0 * und / un : 0, (unsigned long long)conf,
+	       (unsigned long long)auth, (unsigned long long)lost,
+	       (unsigned long long)late, (unsigned long long)refresh,
+	       (unsigned long long)hints);
+	if (sc->clean)
+		printf("# coverage clean (%s): %.2f%% of records after the "
+		       "shadow record device-decrypted (%llu/%llu)\n", sc->name,
+		       af ? 100.0 * afd / af : 0, (unsigned long long)afd,
+		       (unsigned long long)af);
+	if (sc->min_cov >= 0) {
+		double cov = un ? (double)und / un : 0;
+
+		printf("# coverage %s: %.2f%% of records not touched by a loss "
+		       "device-decrypted (%llu/%llu), need >= %.0f%%\n",
+		       sc->name, 100.0 * cov, (unsigned long long)und,
+		       (unsigned long long)un, 100 * sc->min_cov);
+		CHECK(cov >= sc->min_cov, "coverage %.3f < %.3f", cov,
+		      sc->min_cov);
+	}
+	tap(sc->name);
+}
+
+/* ------------------------------------------------------------------ */
+/* unit tests                                                         */
+/* ------------------------------------------------------------------ */
+
+static void test_api(void)
+{
+	struct hw_engine *eng;
+	struct hw_flow_params fp;
+	struct hw_crypto_key *k;
+	struct hw_key_reap reap = { .n = 0 };
+	u32 h[4], hh;
+	void *mem;
+	u8 key[32] = { 1, 2, 3 };
+	int i, rc;
+
+	CHECK(hw_engine_mem_size(0) == 0, "mem_size(0)");
+	CHECK(hw_engine_init(NULL, 0, 2) == NULL, "init NULL");
+	eng = mk_engine(2, &mem);
+	CHECK(eng != NULL, "init");
+	CHECK(hw_crypto_key_new(key, 24, &k) == -EINVAL, "keylen 24");
+	CHECK(hw_crypto_key_new(key, 0, &k) == -EINVAL, "keylen 0");
+	memset(&fp, 0, sizeof(fp));
+	fp.tuple.family = 4;
+	fp.start_synced = true;
+	CHECK(hw_engine_flow_add(eng, &fp, &hh) == -EINVAL, "no key");
+	fp.tuple.family = 5;
+	CHECK(!hw_crypto_key_new(key, 16, &fp.key), "key");
+	CHECK(hw_engine_flow_add(eng, &fp, &hh) == -EINVAL, "bad family");
+	for (i = 0; i < 2; i++) {
+		fp.tuple.family = 4;
+		fp.tuple.sport = (u16)(100 + i);
+		if (i)
+			CHECK(!hw_crypto_key_new(key, 32, &fp.key), "key");
+		CHECK(!hw_engine_flow_add(eng, &fp, &h[i]), "add %d", i);
+	}
+	CHECK(!hw_crypto_key_new(key, 16, &k), "key");
+	fp.key = k;
+	fp.tuple.sport = 100;
+	CHECK(hw_engine_flow_add(eng, &fp, &hh) == -EEXIST, "dup tuple");
+	fp.tuple.sport = 999;
+	rc = hw_engine_flow_add(eng, &fp, &hh);
+	CHECK(rc == -ENOSPC, "full: %d", rc);
+	CHECK(hw_engine_flow_count(eng) == 2, "count");
+	CHECK(hw_engine_flow_next(eng, 0) == h[0], "iter 0");
+	CHECK(hw_engine_flow_next(eng, h[0]) == h[1], "iter 1");
+	CHECK(hw_engine_flow_next(eng, h[1]) == 0, "iter end");
+	CHECK(!hw_engine_flow_del(eng, h[0], &reap), "del");
+	CHECK(reap.n == 1, "reap n %u", reap.n);
+	hw_key_reap_free(&reap);
+	CHECK(hw_engine_flow_del(eng, h[0], &reap) == -ENOENT, "stale del");
+	CHECK(hw_engine_flow_resync(eng, h[0], 1, 1) == -ENOENT, "stale rs");
+	CHECK(!hw_engine_flow_add(eng, &fp, &hh), "reuse slot");
+	CHECK(hh != h[0], "new handle differs from stale");
+	CHECK(hw_engine_flow_key_update(eng, hh, NULL, key, 5, &reap) ==
+	      -EINVAL, "ku null");
+	for (i = 0; i < 5; i++) {
+		CHECK(!hw_crypto_key_new(key, 16, &k), "key");
+		CHECK(!hw_engine_flow_key_update(eng, hh, k, key, 5 + i, &reap),
+		      "ku");
+		hw_key_reap_free(&reap);
+	}
+	CHECK(!strcmp(hw_flow_state_name(HW_FS_SYNC), "sync"), "name");
+	CHECK(!strcmp(hw_flow_state_name(HW_FS_SEARCH), "search"), "name");
+	CHECK(!strcmp(hw_flow_state_name((enum hw_flow_state)77), "?"),
+	      "name ?");
+	hw_crypto_fail_next = 1;
+	CHECK(hw_crypto_key_new(key, 16, &k) == -ENOMEM, "injected enomem");
+	hw_engine_fini(eng);
+	free(mem);
+	tap("api: add/del/full/dup/stale handles/key_update/reap/names");
+}
+
+/* GHASH: PCLMUL path vs portable reference */
+static void test_ghash(void)
+{
+	struct hw_crypto_key *a, *b;
+	struct rng r = { 77 };
+	u8 key[32], sa[16], sb[16], data[16 * 37];
+	int t;
+
+	for (t = 0; t < 50; t++) {
+		unsigned int klen = t & 1 ? 32 : 16, nb = rng_below(&r, 38);
+
+		for (int i = 0; i < 32; i++)
+			key[i] = (u8)rng_next(&r);
+		for (size_t i = 0; i < sizeof(data); i++)
+			data[i] = (u8)rng_next(&r);
+		for (int i = 0; i < 16; i++)
+			sa[i] = sb[i] = (u8)rng_next(&r);
+		unsetenv("HW_NO_CLMUL");
+		hw_crypto_key_new(key, klen, &a);
+		setenv("HW_NO_CLMUL", "1", 1);
+		hw_crypto_key_new(key, klen, &b);
+		unsetenv("HW_NO_CLMUL");
+		hw_crypto_ghash(a, sa, data, nb);
+		hw_crypto_ghash(b, sb, data, nb);
+		CHECK(!memcmp(sa, sb, 16), "ghash mismatch nb=%u", nb);
+		hw_crypto_key_free(a);
+		hw_crypto_key_free(b);
+	}
+	tap("crypto: PCLMUL GHASH (4-block aggregated) == portable reference");
+}
+
+/* checksum edge cases and parsing */
+static void test_frames(void)
+{
+	struct hw_engine *eng;
+	struct frame_cfg fc = { .family = 4, .sport = 1, .dport = 2 };
+	struct hw_rx_completion c;
+	u8 fr[2048], out[2048], pl[1500];
+	void *mem;
+	u32 len, l;
+	int i;
+
+	eng = mk_engine(1, &mem);
+	for (i = 0; i < 1500; i++)
+		pl[i] = (u8)(i * 7);
+	for (l = 0; l < 80; l++) {
+		for (int fam = 4; fam <= 6; fam += 2) {
+			fc.family = fam;
+			fc.vlan = l & 1;
+			fc.tsopt = l & 2;
+			len = frame_build(fr, &fc, 1000, 0x18, pl, l);
+			hw_engine_rx(eng, fr, len, out, &c);
+			CHECK(c.is_tcp && c.csum_ok && !c.is_tls_flow,
+			      "len %u fam %d: tcp %d csum %d", l, fam, c.is_tcp,
+			      c.csum_ok);
+			CHECK(c.payload_len == l, "payload len");
+			if (l) {
+				fr[len - 1 - (len > 60 ? 0 : len - 1 -
+					(c.payload_off + l - 1))] ^= 1;
+				hw_engine_rx(eng, fr, len, out, &c);
+				CHECK(!c.csum_ok, "flip not detected l=%u", l);
+			}
+		}
+	}
+	/* truncated / malformed frames */
+	fc.family = 4;
+	fc.vlan = false;
+	fc.tsopt = false;
+	len = frame_build(fr, &fc, 1, 0x18, pl, 100);
+	for (l = 0; l < len; l++) {
+		hw_engine_rx(eng, fr, l, out, &c);
+		CHECK(!hw_rx_decrypted(&c), "truncated marked");
+	}
+	fr[14 + 6] = 0x20;	/* MF: fragment */
+	hw_engine_rx(eng, fr, len, out, &c);
+	CHECK(!c.is_tcp, "fragment parsed");
+	hw_engine_fini(eng);
+	free(mem);
+	tap("frames: IPv4/IPv6, VLAN, options, odd lengths, checksum, malformed");
+}
+
+/* resync API paths on a live flow: late confirm, stale, ahead hint */
+static void test_resync_paths(void)
+{
+	struct rng r = { 4242 };
+	struct stream_cfg sc = { .nrec = 40, .size_mode = 1, .klen = 16 };
+	struct frame_cfg fc = { .family = 6, .sport = 443, .dport = 5555 };
+	struct hw_flow_params fp;
+	struct hw_rx_completion c;
+	struct hw_flow_info fi;
+	struct hw_engine *eng;
+	struct stream s;
+	u8 fr[4096], out[4096];
+	void *mem;
+	u32 h, off, reqs = 0, last_req = 0;
+	int i, phase;
+
+	stream_gen(&s, &sc, &r);
+	for (phase = 0; phase < 3; phase++) {
+		eng = mk_engine(4, &mem);
+		memset(&fp, 0, sizeof(fp));
+		frame_tuple(&fc, &fp.tuple);
+		hw_crypto_key_new(s.ep[0].key, 16, &fp.key);
+		memcpy(fp.salt, s.ep[0].salt, 4);
+		fp.start_seq = s.isn;
+		fp.start_synced = false;
+		hw_engine_flow_add(eng, &fp, &h);
+		if (phase == 2) {
+			/* NEXT_HINT style: confirmation ahead of the stream */
+			hw_engine_flow_resync(eng, h, s.isn + s.rec[5].off,
+					      s.rec[5].rn);
+		}
+		reqs = 0;
+		for (off = s.rec[1].off + 3; off < s.n; off += 1000) {
+			u32 l = s.n - off < 1000 ? s.n - off : 1000;
+			u32 len = frame_build(fr, &fc, s.isn + off, 0x18,
+					      s.wire + off, l);
+
+			hw_engine_rx(eng, fr, len, out, &c);
+			if (hw_rx_decrypted(&c))
+				CHECK(!memcmp(out + frame_hdr_len(&fc),
+					      s.plain + off, l), "plain");
+			if (c.resync_req) {
+				reqs++;
+				last_req = c.resync_seq;
+			}
+			if (phase == 0 && reqs == 3 && c.resync_req) {
+				/* late: confirm the first request later */
+				i = stream_rec_at(&s, last_req - 4 - s.isn);
+				CHECK(i >= 0, "request not a real header");
+				hw_engine_flow_resync(eng, h, last_req - 4,
+						      s.rec[i].rn);
+			}
+			if (phase == 1 && c.resync_req) {
+				/* unknown seq: skipped */
+				hw_engine_flow_resync(eng, h, s.isn + 1, 0);
+			}
+		}
+		hw_engine_flow_info(eng, h, &fi);
+		if (phase == 0 || phase == 2)
+			CHECK(fi.stats.decrypted_records > 10,
+			      "phase %d: decrypted %llu", phase,
+			      (unsigned long long)fi.stats.decrypted_records);
+		if (phase == 1)
+			CHECK(fi.stats.resync_skip > 0 &&
+			      !fi.stats.decrypted_records, "phase 1");
+		if (phase == 2)
+			CHECK(fi.stats.resync_hint == 1, "hint not counted");
+		hw_engine_fini(eng);
+		free(mem);
+	}
+	stream_free(&s);
+	tap("resync: late confirm via ring, unknown seq skipped, ahead hint");
+}
+
+/* ------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+	static const struct scen scens[] = {
+		{ "clean v4 16K records mss", { .nrec = 60, .size_mode = 0, .klen = 16, .nkeyup = 0 }, .family = 4, .seg_mode = 0,
+		  .seeds = 3, .min_cov = -1, .clean = true },
+		{ "clean v6 random sizes aes256", { .nrec = 120, .size_mode = 1, .klen = 32, .nkeyup = 0 }, .family = 6, .vlan = true,
+		  .tsopt = true, .seg_mode = 1, .seeds = 3, .min_cov = -1, .clean = true },
+		{ "clean small records mixed segs", { .nrec = 400, .size_mode = 2, .klen = 16, .nkeyup = 0 }, .family = 4,
+		  .seg_mode = 3, .seeds = 3, .min_cov = -1, .clean = true },
+		{ "clean tiny segments (1..40B)", { .nrec = 20, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4,
+		  .seg_mode = 2, .seeds = 2, .min_cov = -1, .clean = true },
+		{ "loss 1% 16K records", { .nrec = 250, .size_mode = 0, .klen = 16, .nkeyup = 0 }, .family = 4, .seg_mode = 0,
+		  .loss = 0.01, .seeds = 6, .min_cov = 0.95 },
+		{ "loss 1% random sizes", { .nrec = 300, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4, .seg_mode = 0,
+		  .loss = 0.01, .seeds = 6, .min_cov = 0.95 },
+		{ "loss 5% + overlap retransmits", { .nrec = 150, .size_mode = 1, .klen = 32, .nkeyup = 0 }, .family = 6,
+		  .seg_mode = 3, .loss = 0.05, .overlap = 0.3, .seeds = 4,
+		  .min_cov = -1, .expect_resync = true },
+		{ "reorder 3%", { .nrec = 150, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4, .seg_mode = 1,
+		  .reorder = 0.03, .seeds = 4, .min_cov = -1,
+		  .expect_resync = true },
+		{ "duplicates 5%", { .nrec = 150, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4, .seg_mode = 0,
+		  .dup = 0.05, .seeds = 4, .min_cov = 0.97 },
+		{ "bad checksum 3%", { .nrec = 150, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4, .seg_mode = 0,
+		  .badcsum = 0.03, .seeds = 4, .min_cov = -1,
+		  .expect_resync = true },
+		{ "overlapping retransmits 5%", { .nrec = 150, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 6,
+		  .seg_mode = 0, .overlap = 0.05, .seeds = 4, .min_cov = -1,
+		  .expect_resync = true },
+		{ "noise frames (other flow, acks, ARP)", { .nrec = 80, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4,
+		  .seg_mode = 0, .noise = 0.1, .seeds = 3, .min_cov = -1,
+		  .clean = true },
+		{ "tag corruption", { .nrec = 150, .size_mode = 1, .klen = 16, .corrupt_tag = 4, .rn0 = 1000 }, .family = 4, .seg_mode = 1,
+		  .seeds = 4, .min_cov = -1, .expect_resync = true },
+		{ "ciphertext corruption", { .nrec = 150, .size_mode = 1, .klen = 16, .corrupt_ct = 4 }, .family = 4,
+		  .seg_mode = 3, .seeds = 4, .min_cov = -1,
+		  .expect_resync = true },
+		{ "header corruption", { .nrec = 150, .size_mode = 1, .klen = 16, .corrupt_hdr = 1 }, .family = 4,
+		  .seg_mode = 0, .seeds = 6, .min_cov = -1 },
+		{ "everything 2% (loss dup reorder csum ovl)", { .nrec = 200,
+		  .size_mode = 1, .klen = 16, .corrupt_tag = 2, .rn0 = 1ULL << 40 }, .family = 6, .seg_mode = 3, .loss = 0.02, .dup = 0.02,
+		  .reorder = 0.02, .badcsum = 0.02, .overlap = 0.1,
+		  .noise = 0.02, .seeds = 6, .min_cov = -1,
+		  .expect_resync = true },
+		{ "unsynced start (mid-record)", { .nrec = 80, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4,
+		  .seg_mode = 0, .unsynced = true, .seeds = 4, .min_cov = -1,
+		  .expect_resync = true },
+		{ "unsynced start, strparser lag 4", { .nrec = 80, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4,
+		  .seg_mode = 0, .unsynced = true, .lag = 4, .seeds = 4,
+		  .min_cov = -1, .expect_resync = true },
+		{ "loss 1% strparser lag 6", { .nrec = 200, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4,
+		  .seg_mode = 0, .loss = 0.01, .lag = 6, .seeds = 4,
+		  .min_cov = 0.85 },
+		{ "CORE_NEXT_HINT loss 1%", { .nrec = 250, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4,
+		  .seg_mode = 0, .loss = 0.01, .mode = 1, .seeds = 4,
+		  .min_cov = 0.80 },
+		{ "CORE_NEXT_HINT unsynced start", { .nrec = 80, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 6,
+		  .seg_mode = 1, .unsynced = true, .mode = 1, .seeds = 4,
+		  .min_cov = -1, .expect_resync = true },
+		{ "key update on time", { .nrec = 120, .size_mode = 1, .klen = 16, .nkeyup = 2 }, .family = 4, .seg_mode = 0,
+		  .keymode = 1, .seeds = 4, .min_cov = -1 },
+		{ "key update on time aes256 loss 1%", { .nrec = 160, .size_mode = 1, .klen = 32, .nkeyup = 2 }, .family = 6,
+		  .seg_mode = 3, .loss = 0.01, .keymode = 1, .seeds = 4,
+		  .min_cov = -1 },
+		{ "key update late", { .nrec = 120, .size_mode = 1, .klen = 16, .nkeyup = 2 }, .family = 4, .seg_mode = 0,
+		  .keymode = 2, .seeds = 4, .min_cov = -1 },
+		{ "key update wrong key, then refreshed", { .nrec = 120, .size_mode = 1, .klen = 16, .nkeyup = 2 }, .family = 4,
+		  .seg_mode = 1, .keymode = 3, .seeds = 4, .min_cov = -1 },
+		{ "key update + unsynced + reorder", { .nrec = 150, .size_mode = 1, .klen = 16, .nkeyup = 1 }, .family = 4,
+		  .seg_mode = 1, .reorder = 0.02, .keymode = 1,
+		  .unsynced = true, .seeds = 4, .min_cov = -1 },
+	};
+	size_t i;
+	const char *only = argc > 1 ? argv[1] : NULL;
+
+	test_api();
+	test_ghash();
+	test_frames();
+	test_resync_paths();
+	for (i = 0; i < sizeof(scens) / sizeof(scens[0]); i++) {
+		if (only && !strstr(scens[i].name, only))
+			continue;
+		run_scen(&scens[i]);
+	}
+	/* TAP plan is printed by the runner (fuzz line comes after) */
+	fprintf(stderr, "%d tests, %d failed\n", tap_n, tap_fail);
+	if (getenv("TAP_COUNT_FILE")) {
+		FILE *fp = fopen(getenv("TAP_COUNT_FILE"), "w");
+
+		if (fp) {
+			fprintf(fp, "%d\n", tap_n);
+			fclose(fp);
+		}
+	}
+	return tap_fail ? 1 : 0;
+}
