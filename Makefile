@@ -50,7 +50,7 @@ $(BASE_CPIO): $(VMLINUZ) qemu-image/build-rootfs.sh qemu-image/guest-packages.tx
 stage: all
 	@rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/tests
 	@cp $(KMOD)/innova.ko $(STAGE)/
-	@cp $(BUILD)/userspace/* $(STAGE)/bin/ 2>/dev/null || true
+	@cp $(BUILD)/userspace/innova-tls $(STAGE)/bin/
 	@cp -a tests/guest $(STAGE)/tests/
 	@cp -a userspace/*.sh $(STAGE)/bin/ 2>/dev/null || true
 

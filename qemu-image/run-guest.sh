@@ -42,7 +42,7 @@ qemu=(qemu-system-x86_64 $accel -smp 2 -m 2048 -nographic -no-reboot
 	-kernel "$KERNEL" -initrd "$outdir/initrd.cpio" -nic none)
 
 if [ $shell = 1 ]; then
-	exec "${qemu[@]}" -append "$append innova.mode=shell" -serial mon:stdio
+	exec "${qemu[@]}" -append "$append innovaguest=shell" -serial mon:stdio
 fi
 
 echo ">>> booting guest ($(basename "$KERNEL"), TCG, 2 vCPUs, timeout ${timeout}s)"
@@ -50,7 +50,7 @@ echo ">>> booting guest ($(basename "$KERNEL"), TCG, 2 vCPUs, timeout ${timeout}
 tail -n +1 -F "$outdir/result.log" 2>/dev/null | grep --line-buffered -v '^INNOVA_EXIT=' &
 tailpid=$!
 set +e
-timeout -k 10 "$timeout" "${qemu[@]}" -append "$append innova.mode=run" \
+timeout -k 10 "$timeout" "${qemu[@]}" -append "$append innovaguest=run" \
 	-monitor none -serial "file:$outdir/console.log" \
 	-serial "file:$outdir/result.log" -serial "file:$outdir/dmesg.log" </dev/null
 qrc=$?

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Innova ethtool ops: drvinfo, link, ring size, and "ethtool -S" counters
+ * (port, this port's direction of the cable, TLS RX offload with the mlx5
+ * names).
+ */
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+
+#include <innova/hw_engine.h>
+
+#include "innova.h"
+
+const char innova_port_stat_names[INNOVA_STAT_NUM][ETH_GSTRING_LEN] = {
+	[INNOVA_STAT_RX_PACKETS]	= "rx_packets",
+	[INNOVA_STAT_RX_BYTES]		= "rx_bytes",
+	[INNOVA_STAT_TX_PACKETS]	= "tx_packets",
+	[INNOVA_STAT_TX_BYTES]		= "tx_bytes",
+	[INNOVA_STAT_RX_RING_DROPS]	= "rx_ring_drops",
+	[INNOVA_STAT_RX_LENGTH_ERRORS]	= "rx_length_errors",
+	[INNOVA_STAT_TX_NO_LINK]	= "tx_no_link",
+	[INNOVA_STAT_TX_ERRORS]		= "tx_errors",
+};
+
+const char innova_cable_stat_names[INNOVA_CABLE_STAT_NUM][ETH_GSTRING_LEN] = {
+	[INNOVA_CABLE_DROPPED]		= "tx_cable_dropped",
+	[INNOVA_CABLE_DUPLICATED]	= "tx_cable_duplicated",
+	[INNOVA_CABLE_REORDERED]	= "tx_cable_reordered",
+	[INNOVA_CABLE_CORRUPTED]	= "tx_cable_corrupted",
+	[INNOVA_CABLE_DELAYED]		= "tx_cable_delayed",
+};
+
+const char innova_tls_stat_names[INNOVA_TLS_STAT_NUM][ETH_GSTRING_LEN] = {
+	[INNOVA_TLS_DECRYPTED_PACKETS]	= "rx_tls_decrypted_packets",
+	[INNOVA_TLS_DECRYPTED_BYTES]	= "rx_tls_decrypted_bytes",
+	[INNOVA_TLS_CTX]		= "rx_tls_ctx",
+	[INNOVA_TLS_DEL]		= "rx_tls_del",
+	[INNOVA_TLS_RESYNC_REQ_PKT]	= "rx_tls_resync_req_pkt",
+	[INNOVA_TLS_RESYNC_REQ_START]	= "rx_tls_resync_req_start",
+	[INNOVA_TLS_RESYNC_REQ_END]	= "rx_tls_resync_req_end",
+	[INNOVA_TLS_RESYNC_REQ_SKIP]	= "rx_tls_resync_req_skip",
+	[INNOVA_TLS_RESYNC_RES_OK]	= "rx_tls_resync_res_ok",
+	[INNOVA_TLS_RESYNC_RES_SKIP]	= "rx_tls_resync_res_skip",
+	[INNOVA_TLS_ERR]		= "rx_tls_err",
+	[INNOVA_TLS_AUTH_FAIL]		= "rx_tls_auth_fail",
+};
+
+/* The hardware engine's own counters: what it did with each record. */
+struct innova_engine_stat {
+	char name[ETH_GSTRING_LEN];
+	size_t off;
+};
+
+#define INNOVA_ENGINE_STAT(n, f) { n, offsetof(struct hw_stats, f) }
+static const struct innova_engine_stat innova_engine_stats[] = {
+	INNOVA_ENGINE_STAT("rx_tls_records_decrypted", decrypted_records),
+	INNOVA_ENGINE_STAT("rx_tls_records_encrypted", enc_records),
+	INNOVA_ENGINE_STAT("rx_tls_records_followed", follow_records),
+	INNOVA_ENGINE_STAT("rx_tls_records_unauth", unauth_records),
+	INNOVA_ENGINE_STAT("rx_tls_records_nokey", nokey_records),
+	INNOVA_ENGINE_STAT("rx_tls_shadow_ok", shadow_ok),
+	INNOVA_ENGINE_STAT("rx_tls_shadow_fail", shadow_fail),
+	INNOVA_ENGINE_STAT("rx_tls_holes", holes),
+	INNOVA_ENGINE_STAT("rx_tls_sync_lost", sync_lost),
+	INNOVA_ENGINE_STAT("rx_tls_old_frames", old_frames),
+	INNOVA_ENGINE_STAT("rx_tls_overlap_frames", overlap_frames),
+	INNOVA_ENGINE_STAT("rx_tls_bad_csum", bad_csum),
+	INNOVA_ENGINE_STAT("rx_tls_resync_hint", resync_hint),
+	INNOVA_ENGINE_STAT("rx_tls_key_update", key_updates),
+	INNOVA_ENGINE_STAT("rx_tls_key_late", key_late),
+	INNOVA_ENGINE_STAT("rx_tls_key_refresh", key_refresh),
+	INNOVA_ENGINE_STAT("rx_tls_add_fail", add_fail),
+};
+
+#define INNOVA_NUM_ENGINE_STATS ARRAY_SIZE(innova_engine_stats)
+/* + rx_tls_flows, the installed flow count. */
+#define INNOVA_NUM_STATS \
+	(INNOVA_STAT_NUM + INNOVA_CABLE_STAT_NUM + INNOVA_TLS_STAT_NUM + \
+	 INNOVA_NUM_ENGINE_STATS + 1)
+
+static void innova_get_drvinfo(struct net_device *dev,
+			       struct ethtool_drvinfo *info)
+{
+	struct innova_port *port = netdev_priv(dev);
+
+	strscpy(info->driver, INNOVA_DRV_NAME, sizeof(info->driver));
+	snprintf(info->bus_info, sizeof(info->bus_info), "innova:port%d",
+		 port->index);
+}
+
+static int innova_get_sset_count(struct net_device *dev, int sset)
+{
+	return sset == ETH_SS_STATS ? INNOVA_NUM_STATS : -EOPNOTSUPP;
+}
+
+static void innova_get_strings(struct net_device *dev, u32 sset, u8 *data)
+{
+	unsigned int i;
+
+	if (sset != ETH_SS_STATS)
+		return;
+
+	memcpy(data, innova_port_stat_names, sizeof(innova_port_stat_names));
+	data += sizeof(innova_port_stat_names);
+	memcpy(data, innova_cable_stat_names, sizeof(innova_cable_stat_names));
+	data += sizeof(innova_cable_stat_names);
+	memcpy(data, innova_tls_stat_names, sizeof(innova_tls_stat_names));
+	data += sizeof(innova_tls_stat_names);
+	for (i = 0; i < INNOVA_NUM_ENGINE_STATS; i++) {
+		memcpy(data, innova_engine_stats[i].name, ETH_GSTRING_LEN);
+		data += ETH_GSTRING_LEN;
+	}
+	strscpy(data, "rx_tls_flows", ETH_GSTRING_LEN);
+}
+
+static void innova_get_ethtool_stats(struct net_device *dev,
+				     struct ethtool_stats *stats, u64 *data)
+{
+	struct innova_port *port = netdev_priv(dev);
+	struct hw_stats st;
+	unsigned int i;
+
+	innova_stats_fold(port, data, data + INNOVA_STAT_NUM +
+			  INNOVA_CABLE_STAT_NUM);
+	for (i = 0; i < INNOVA_CABLE_STAT_NUM; i++)
+		data[INNOVA_STAT_NUM + i] = atomic64_read(&port->wire.cnt[i]);
+	data += INNOVA_STAT_NUM + INNOVA_CABLE_STAT_NUM + INNOVA_TLS_STAT_NUM;
+
+	innova_tls_engine_stats(port, &st);
+	for (i = 0; i < INNOVA_NUM_ENGINE_STATS; i++)
+		*data++ = *(u64 *)((u8 *)&st + innova_engine_stats[i].off);
+	*data = innova_tls_flow_count(port);
+}
+
+static void innova_get_ringparam(struct net_device *dev,
+				 struct ethtool_ringparam *ring,
+				 struct kernel_ethtool_ringparam *kring,
+				 struct netlink_ext_ack *extack)
+{
+	struct innova_port *port = netdev_priv(dev);
+
+	ring->rx_max_pending = INNOVA_RING_MAX;
+	ring->rx_pending = READ_ONCE(port->ring_size);
+}
+
+static int innova_set_ringparam(struct net_device *dev,
+				struct ethtool_ringparam *ring,
+				struct kernel_ethtool_ringparam *kring,
+				struct netlink_ext_ack *extack)
+{
+	struct innova_port *port = netdev_priv(dev);
+
+	if (ring->rx_pending < INNOVA_RING_MIN) {
+		NL_SET_ERR_MSG_MOD(extack, "RX ring too small");
+		return -EINVAL;
+	}
+	/* A smaller ring keeps what is queued; new frames see the limit. */
+	WRITE_ONCE(port->ring_size, ring->rx_pending);
+	return 0;
+}
+
+static int innova_get_link_ksettings(struct net_device *dev,
+				     struct ethtool_link_ksettings *cmd)
+{
+	cmd->base.speed = SPEED_100000;
+	cmd->base.duplex = DUPLEX_FULL;
+	cmd->base.port = PORT_DA;
+	cmd->base.autoneg = AUTONEG_DISABLE;
+	return 0;
+}
+
+const struct ethtool_ops innova_ethtool_ops = {
+	.get_drvinfo		= innova_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_ts_info		= ethtool_op_get_ts_info,
+	.get_sset_count		= innova_get_sset_count,
+	.get_strings		= innova_get_strings,
+	.get_ethtool_stats	= innova_get_ethtool_stats,
+	.get_ringparam		= innova_get_ringparam,
+	.set_ringparam		= innova_set_ringparam,
+	.get_link_ksettings	= innova_get_link_ksettings,
+};

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Innova: an emulated NIC with kTLS RX crypto offload.
+ *
+ * Two "innova" ports are joined by an emulated cable. A frame sent by one
+ * port is copied (the emulated DMA) into a fresh linear RX buffer for the
+ * other port, passes the sending port's seeded cable faults, lands on the
+ * receiving port's RX ring and is delivered by that port's NAPI poll, after
+ * the hardware engine hook has looked at it.
+ */
+#ifndef _INNOVA_H
+#define _INNOVA_H
+
+#include <linux/debugfs.h>
+#include <linux/ethtool.h>
+#include <linux/hrtimer.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+
+#if !IS_ENABLED(CONFIG_TLS_DEVICE)
+#error "innova needs a kernel with CONFIG_TLS_DEVICE"
+#endif
+
+#define INNOVA_DRV_NAME		"innova"
+
+#define INNOVA_MIN_MTU		68
+#define INNOVA_MAX_MTU		9000
+
+#define INNOVA_RING_DEFAULT	1024
+#define INNOVA_RING_MAX		16384
+#define INNOVA_RING_MIN		16
+
+/* Port counters (per CPU). Names live in ethtool.c. */
+enum innova_port_stat {
+	INNOVA_STAT_RX_PACKETS,
+	INNOVA_STAT_RX_BYTES,
+	INNOVA_STAT_TX_PACKETS,
+	INNOVA_STAT_TX_BYTES,
+	INNOVA_STAT_RX_RING_DROPS,	/* RX ring full: frame dropped */
+	INNOVA_STAT_RX_LENGTH_ERRORS,	/* runt or longer than our MTU */
+	INNOVA_STAT_TX_NO_LINK,		/* sent/released with no live peer */
+	INNOVA_STAT_TX_ERRORS,		/* copy (emulated DMA) failed */
+	INNOVA_STAT_NUM
+};
+
+/*
+ * TLS RX offload counters (per CPU), mlx5 names. The TLS driver code
+ * (tls_offload.c and the engine completion path) fills them with
+ * innova_tls_stat_add(). Append new ones before INNOVA_TLS_STAT_NUM and add
+ * the name in ethtool.c (a static_assert there checks the table size).
+ */
+enum innova_tls_stat {
+	INNOVA_TLS_DECRYPTED_PACKETS,
+	INNOVA_TLS_DECRYPTED_BYTES,
+	INNOVA_TLS_CTX,
+	INNOVA_TLS_DEL,
+	INNOVA_TLS_RESYNC_REQ_PKT,
+	INNOVA_TLS_RESYNC_REQ_START,
+	INNOVA_TLS_RESYNC_REQ_END,
+	INNOVA_TLS_RESYNC_REQ_SKIP,
+	INNOVA_TLS_RESYNC_RES_OK,
+	INNOVA_TLS_RESYNC_RES_SKIP,
+	INNOVA_TLS_ERR,
+	INNOVA_TLS_AUTH_FAIL,
+	INNOVA_TLS_STAT_NUM
+};
+
+/* Cable fault counters, per direction (i.e. per transmitting port). */
+enum innova_cable_stat {
+	INNOVA_CABLE_DROPPED,
+	INNOVA_CABLE_DUPLICATED,
+	INNOVA_CABLE_REORDERED,
+	INNOVA_CABLE_CORRUPTED,
+	INNOVA_CABLE_DELAYED,
+	INNOVA_CABLE_STAT_NUM
+};
+
+struct innova_pcpu_stats {
+	u64_stats_t		port[INNOVA_STAT_NUM];
+	u64_stats_t		tls[INNOVA_TLS_STAT_NUM];
+	struct u64_stats_sync	syncp;
+};
+
+/*
+ * Fault knobs for the frames one port transmits. Written by debugfs
+ * (plain u32 files), read locklessly with READ_ONCE() by the TX path.
+ * Probabilities are in parts per million; values above 1000000 mean "always".
+ */
+struct innova_fault_cfg {
+	u32	drop_ppm;
+	u32	dup_ppm;
+	u32	reorder_ppm;	/* probability to hold a frame */
+	u32	reorder_gap;	/* release it after this many frames passed */
+	u32	hold_ms;	/* ... or after this long (traffic stopped) */
+	u32	corrupt_ppm;	/* flip one byte of the TCP payload */
+	u32	corrupt_fix_csum; /* 1: recompute the TCP checksum after it */
+	u32	delay_ms;	/* fixed one-way delay, order preserved */
+	u32	tcp_only;	/* 1: only TCP frames with payload are hit */
+};
+
+/* One direction of the cable: owned by the transmitting port. */
+struct innova_wire {
+	spinlock_t		lock;	/* PRNG, held frame, delay queue */
+	struct innova_fault_cfg	cfg;
+	u64			seed;
+	u64			prng;
+	struct sk_buff		*held;
+	u32			held_passed;
+	ktime_t			held_due;
+	struct hrtimer		hold_timer;
+	struct sk_buff_head	delayq;
+	struct hrtimer		delay_timer;
+	atomic64_t		cnt[INNOVA_CABLE_STAT_NUM];
+};
+
+struct innova_port {
+	struct net_device		*dev;
+	struct innova_port __rcu	*peer;	/* written under RTNL */
+	int				index;	/* module-global, "portN" */
+
+	/* RX side: ring filled by the peer's TX, drained by our NAPI. */
+	struct napi_struct		napi;
+	struct sk_buff_head		rx_ring;
+	u32				ring_size;
+	bool				rx_active;
+
+	/* TX side: faults applied to what we put on the cable. */
+	struct innova_wire		wire;
+
+	struct innova_pcpu_stats __percpu *stats;
+
+	spinlock_t			name_lock; /* ifname copy for debugfs */
+	char				ifname[IFNAMSIZ];
+	struct dentry			*dbg_dir;
+
+	/* TLS RX offload: the port's hardware engine (tls_offload.c). */
+	struct innova_tls_port		*tls;
+};
+
+static inline void innova_stat_add(struct innova_port *port,
+				   enum innova_port_stat idx, u64 val)
+{
+	struct innova_pcpu_stats *s = get_cpu_ptr(port->stats);
+	unsigned long flags;
+
+	flags = u64_stats_update_begin_irqsave(&s->syncp);
+	u64_stats_add(&s->port[idx], val);
+	u64_stats_update_end_irqrestore(&s->syncp, flags);
+	put_cpu_ptr(port->stats);
+}
+
+static inline void innova_stat_inc(struct innova_port *port,
+				   enum innova_port_stat idx)
+{
+	innova_stat_add(port, idx, 1);
+}
+
+/* Safe from any context (process, softirq, NAPI). */
+static inline void innova_tls_stat_add(struct innova_port *port,
+				       enum innova_tls_stat idx, u64 val)
+{
+	struct innova_pcpu_stats *s = get_cpu_ptr(port->stats);
+	unsigned long flags;
+
+	flags = u64_stats_update_begin_irqsave(&s->syncp);
+	u64_stats_add(&s->tls[idx], val);
+	u64_stats_update_end_irqrestore(&s->syncp, flags);
+	put_cpu_ptr(port->stats);
+}
+
+static inline void innova_tls_stat_inc(struct innova_port *port,
+				       enum innova_tls_stat idx)
+{
+	innova_tls_stat_add(port, idx, 1);
+}
+
+/* main.c */
+bool innova_is_port(const struct net_device *dev);
+void innova_stats_fold(struct innova_port *port,
+		       u64 port_out[INNOVA_STAT_NUM],
+		       u64 tls_out[INNOVA_TLS_STAT_NUM]);
+void innova_wire_deliver(struct innova_port *from, struct sk_buff *skb);
+
+/* cable.c */
+void innova_wire_init(struct innova_port *port);
+void innova_wire_flush(struct innova_port *port);
+void innova_wire_reseed(struct innova_port *port, u64 seed);
+void innova_wire_reset_counters(struct innova_port *port);
+void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame);
+
+/* ethtool.c */
+extern const struct ethtool_ops innova_ethtool_ops;
+extern const char innova_port_stat_names[INNOVA_STAT_NUM][ETH_GSTRING_LEN];
+extern const char innova_cable_stat_names[INNOVA_CABLE_STAT_NUM][ETH_GSTRING_LEN];
+extern const char innova_tls_stat_names[INNOVA_TLS_STAT_NUM][ETH_GSTRING_LEN];
+
+/* debugfs.c */
+void innova_debugfs_init(void);
+void innova_debugfs_exit(void);
+void innova_debugfs_port_add(struct innova_port *port);
+void innova_debugfs_port_del(struct innova_port *port);
+void innova_port_set_name(struct innova_port *port, const char *name);
+
+/* tls_offload.c */
+struct hw_stats;
+extern const struct tlsdev_ops innova_tlsdev_ops;
+int innova_tls_port_init(struct innova_port *port);
+void innova_tls_port_fini(struct innova_port *port);
+void innova_tls_rx(struct innova_port *port, struct sk_buff *skb);
+void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir);
+void innova_tls_engine_stats(struct innova_port *port, struct hw_stats *st);
+u32 innova_tls_flow_count(struct innova_port *port);
+
+#endif /* _INNOVA_H */

@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Innova driver: kTLS RX offload glue.
+ *
+ * The only code that touches kernel TLS structures. It turns tlsdev_ops
+ * into "firmware commands" for the port's hardware engine (module/hw/),
+ * runs the engine on every received frame in NAPI and maps its completion
+ * to skb->decrypted, the checksum state, counters and resync requests.
+ *
+ * Locking: one spinlock per port serialises every engine call (NAPI in
+ * softirq, tls_dev_resync in softirq, add/del/debugfs in process context
+ * with BH disabled). Crypto keys are created and freed outside it because
+ * that may sleep.
+ *
+ * Socket lifetime: a flow keeps a plain pointer to its socket. The core
+ * calls tls_dev_del() before the socket can go away, and del removes the
+ * flow under the port lock, so the pointer is only used under that lock
+ * while the flow is installed.
+ */
+#include <linux/debugfs.h>
+#include <linux/etherdevice.h>
+#include <linux/ipv6.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/tcp.h>
+#include <net/tls.h>
+
+#include <innova/hw_engine.h>
+
+#include "innova.h"
+
+static unsigned int max_flows = 256;
+module_param(max_flows, uint, 0444);
+MODULE_PARM_DESC(max_flows, "TLS RX flow table entries per port (default 256)");
+
+/* Frames are at most MTU + Ethernet header (+ VLAN tag). */
+#define INNOVA_TLS_SCRATCH	(INNOVA_MAX_MTU + VLAN_ETH_HLEN)
+
+struct innova_tls_flow {
+	struct list_head	node;		/* innova_tls_port.flows */
+	struct sock		*sk;
+	u32			handle;		/* engine flow handle */
+	bool			refresh;	/* key refresh pending */
+	unsigned int		keylen;
+	u8			key[TLS_CIPHER_AES_GCM_256_KEY_SIZE];
+	u8			salt[TLS_CIPHER_AES_GCM_128_SALT_SIZE];
+};
+
+struct innova_tls_port {
+	spinlock_t		lock;	/* engine, flows, scratch */
+	struct hw_engine	*eng;
+	void			*eng_mem;
+	u8			*scratch;	/* engine output ("RX DMA") */
+	struct list_head	flows;
+	atomic_t		fail_next_add;	/* injected firmware errors */
+	struct work_struct	refresh_work;
+	struct innova_port	*port;
+};
+
+static struct innova_tls_flow **innova_tls_state(struct tls_context *ctx)
+{
+	BUILD_BUG_ON(sizeof(struct innova_tls_flow *) > TLS_DRIVER_STATE_SIZE_RX);
+	return __tls_driver_ctx(ctx, TLS_OFFLOAD_CTX_DIR_RX);
+}
+
+static struct innova_tls_flow *innova_tls_find(struct innova_tls_port *tp,
+					       u32 handle)
+{
+	struct innova_tls_flow *flow;
+
+	lockdep_assert_held(&tp->lock);
+	list_for_each_entry(flow, &tp->flows, node)
+		if (flow->handle == handle)
+			return flow;
+	return NULL;
+}
+
+/* Received frames come from the peer: its address is the frame's source. */
+static int innova_tls_tuple(struct sock *sk, struct hw_flow_tuple *t)
+{
+	struct inet_sock *inet = inet_sk(sk);
+
+	memset(t, 0, sizeof(*t));
+	t->sport = ntohs(inet->inet_dport);
+	t->dport = ntohs(inet->inet_sport);
+	if (sk->sk_family == AF_INET) {
+		t->family = 4;
+		memcpy(t->saddr, &inet->inet_daddr, 4);
+		memcpy(t->daddr, &inet->inet_rcv_saddr, 4);
+		return 0;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		if (ipv6_addr_v4mapped(&sk->sk_v6_daddr)) {
+			t->family = 4;
+			memcpy(t->saddr, &sk->sk_v6_daddr.s6_addr32[3], 4);
+			memcpy(t->daddr, &sk->sk_v6_rcv_saddr.s6_addr32[3], 4);
+			return 0;
+		}
+		t->family = 6;
+		memcpy(t->saddr, &sk->sk_v6_daddr, 16);
+		memcpy(t->daddr, &sk->sk_v6_rcv_saddr, 16);
+		return 0;
+	}
+#endif
+	return -EOPNOTSUPP;
+}
+
+static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
+			      enum tls_offload_ctx_dir direction,
+			      struct tls_crypto_info *crypto_info,
+			      u32 start_offload_tcp_sn)
+{
+	struct innova_port *port = netdev_priv(netdev);
+	struct innova_tls_port *tp = port->tls;
+	struct tls12_crypto_info_aes_gcm_256 *gcm256;
+	struct tls12_crypto_info_aes_gcm_128 *gcm128;
+	struct hw_flow_params params = {};
+	struct innova_tls_flow *flow;
+	const u8 *key, *salt, *rec_seq;
+	unsigned int keylen;
+	int err;
+
+	if (direction != TLS_OFFLOAD_CTX_DIR_RX || !tp)
+		return -EOPNOTSUPP;
+	if (crypto_info->version != TLS_1_2_VERSION)
+		return -EOPNOTSUPP;
+
+	switch (crypto_info->cipher_type) {
+	case TLS_CIPHER_AES_GCM_128:
+		gcm128 = (struct tls12_crypto_info_aes_gcm_128 *)crypto_info;
+		key = gcm128->key;
+		keylen = sizeof(gcm128->key);
+		salt = gcm128->salt;
+		rec_seq = gcm128->rec_seq;
+		break;
+	case TLS_CIPHER_AES_GCM_256:
+		gcm256 = (struct tls12_crypto_info_aes_gcm_256 *)crypto_info;
+		key = gcm256->key;
+		keylen = sizeof(gcm256->key);
+		salt = gcm256->salt;
+		rec_seq = gcm256->rec_seq;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+
+	/* debugfs fail_next_add: behave like a firmware command error. */
+	if (atomic_add_unless(&tp->fail_next_add, -1, 0)) {
+		innova_tls_stat_inc(port, INNOVA_TLS_ERR);
+		return -EIO;
+	}
+
+	err = innova_tls_tuple(sk, &params.tuple);
+	if (err)
+		return err;
+
+	flow = kzalloc(sizeof(*flow), GFP_KERNEL);
+	if (!flow)
+		return -ENOMEM;
+	flow->sk = sk;
+	flow->keylen = keylen;
+	memcpy(flow->key, key, keylen);
+	memcpy(flow->salt, salt, sizeof(flow->salt));
+
+	err = hw_crypto_key_new(key, keylen, &params.key);
+	if (err)
+		goto err_free;
+
+	params.start_seq = start_offload_tcp_sn;
+	params.start_rn = be64_to_cpu(get_unaligned((__be64 *)rec_seq));
+	/*
+	 * Bytes in [copied_seq, rcv_nxt) already went past the engine: only
+	 * when nothing is queued does a record start where offload starts.
+	 */
+	params.start_synced = READ_ONCE(tcp_sk(sk)->rcv_nxt) == start_offload_tcp_sn;
+	memcpy(params.salt, salt, sizeof(params.salt));
+
+	spin_lock_bh(&tp->lock);
+	err = hw_engine_flow_add(tp->eng, &params, &flow->handle);
+	if (!err)
+		list_add_tail(&flow->node, &tp->flows);
+	spin_unlock_bh(&tp->lock);
+	if (err) {
+		hw_crypto_key_free(params.key);
+		goto err_free;
+	}
+
+	tls_offload_rx_resync_set_type(sk, TLS_OFFLOAD_SYNC_TYPE_DRIVER_REQ);
+	*innova_tls_state(tls_get_ctx(sk)) = flow;
+	innova_tls_stat_inc(port, INNOVA_TLS_CTX);
+	return 0;
+
+err_free:
+	memzero_explicit(flow->key, sizeof(flow->key));
+	kfree(flow);
+	return err;
+}
+
+static void innova_tls_dev_del(struct net_device *netdev,
+			       struct tls_context *tls_ctx,
+			       enum tls_offload_ctx_dir direction)
+{
+	struct innova_port *port = netdev_priv(netdev);
+	struct innova_tls_port *tp = port->tls;
+	struct hw_key_reap reap = {};
+	struct innova_tls_flow *flow;
+
+	if (direction != TLS_OFFLOAD_CTX_DIR_RX || !tp)
+		return;
+	flow = *innova_tls_state(tls_ctx);
+	if (!flow)
+		return;
+	*innova_tls_state(tls_ctx) = NULL;
+
+	spin_lock_bh(&tp->lock);
+	hw_engine_flow_del(tp->eng, flow->handle, &reap);
+	list_del(&flow->node);
+	spin_unlock_bh(&tp->lock);
+
+	/* tls_dev_resync runs under rcu_read_lock and may still hold flow. */
+	synchronize_net();
+	hw_key_reap_free(&reap);
+	memzero_explicit(flow->key, sizeof(flow->key));
+	kfree(flow);
+	innova_tls_stat_inc(port, INNOVA_TLS_DEL);
+}
+
+/* softirq (strparser) or process context: must not sleep. */
+static int innova_tls_dev_resync(struct net_device *netdev, struct sock *sk,
+				 u32 seq, u8 *rcd_sn,
+				 enum tls_offload_ctx_dir direction)
+{
+	struct innova_port *port = netdev_priv(netdev);
+	struct innova_tls_port *tp = port->tls;
+	struct innova_tls_flow *flow;
+	u64 rn;
+	int err;
+
+	if (direction != TLS_OFFLOAD_CTX_DIR_RX || !tp)
+		return -EOPNOTSUPP;
+	flow = *innova_tls_state(tls_get_ctx(sk));
+	if (!flow) {
+		innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_RES_SKIP);
+		return 0;
+	}
+	rn = be64_to_cpu(get_unaligned((__be64 *)rcd_sn));
+
+	/* DRIVER_REQ: the core echoes our request, header start + 4. */
+	spin_lock_bh(&tp->lock);
+	err = hw_engine_flow_resync(tp->eng, flow->handle, seq - 4, rn);
+	spin_unlock_bh(&tp->lock);
+
+	innova_tls_stat_inc(port, err ? INNOVA_TLS_RESYNC_RES_SKIP :
+				  INNOVA_TLS_RESYNC_RES_OK);
+	return 0;
+}
+
+const struct tlsdev_ops innova_tlsdev_ops = {
+	.tls_dev_add	= innova_tls_dev_add,
+	.tls_dev_del	= innova_tls_dev_del,
+	.tls_dev_resync	= innova_tls_dev_resync,
+};
+
+/*
+ * The engine asks for a confirmation of a header in this frame: pass it to
+ * the core before the frame goes up, but only for a socket that is really
+ * device-offloaded by this flow (the helpers share a union with other
+ * resync types, and a software-only context has no offload area at all).
+ */
+static void innova_tls_resync_request(struct innova_port *port,
+				      struct innova_tls_port *tp,
+				      const struct hw_rx_completion *c)
+{
+	struct innova_tls_flow *flow = innova_tls_find(tp, c->flow);
+	struct sock *sk = flow ? flow->sk : NULL;
+
+	innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_PKT);
+	if (!sk || !tls_is_sk_rx_device_offloaded(sk) ||
+	    *innova_tls_state(tls_get_ctx(sk)) != flow ||
+	    (sk->sk_shutdown & RCV_SHUTDOWN)) {
+		innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_SKIP);
+		return;
+	}
+	tls_offload_rx_resync_request(sk, htonl(c->resync_seq));
+	innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_START);
+}
+
+/*
+ * NAPI: run the hardware engine over one received frame. skb is linear,
+ * private to us (the cable copied it) and skb->data is the Ethernet header.
+ */
+void innova_tls_rx(struct innova_port *port, struct sk_buff *skb)
+{
+	struct innova_tls_port *tp = port->tls;
+	struct hw_rx_completion c;
+	bool decrypted;
+
+	if (!tp || skb->len > INNOVA_TLS_SCRATCH)
+		return;
+
+	spin_lock(&tp->lock);
+	hw_engine_rx(tp->eng, skb->data, skb->len, tp->scratch, &c);
+	if (c.resync_req)
+		innova_tls_resync_request(port, tp, &c);
+	decrypted = hw_rx_decrypted(&c);
+	if (decrypted)
+		memcpy(skb->data, tp->scratch, skb->len);
+	if (c.events & HW_EV_KEY_REFRESH_NEEDED) {
+		struct innova_tls_flow *flow = innova_tls_find(tp, c.flow);
+
+		if (flow) {
+			flow->refresh = true;
+			schedule_work(&tp->refresh_work);
+		}
+	}
+	spin_unlock(&tp->lock);
+
+	if (decrypted) {
+		/* The payload changed: the original checksum was checked. */
+		skb->decrypted = 1;
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		innova_tls_stat_inc(port, INNOVA_TLS_DECRYPTED_PACKETS);
+		innova_tls_stat_add(port, INNOVA_TLS_DECRYPTED_BYTES,
+				    c.payload_len);
+	} else if (c.csum_ok && (port->dev->features & NETIF_F_RXCSUM)) {
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	}
+	if (c.auth_fail)
+		innova_tls_stat_inc(port, INNOVA_TLS_AUTH_FAIL);
+}
+
+/*
+ * Install a key for a flow from record rn on: the key the core gave us
+ * (refresh) or a deliberately wrong one (fault injection). Process context.
+ */
+static int innova_tls_key_install(struct innova_tls_port *tp, u32 handle,
+				  bool use_rn, u64 rn, bool wrong)
+{
+	struct innova_tls_flow *flow;
+	struct hw_key_reap reap = {};
+	struct hw_flow_info info;
+	struct hw_crypto_key *key;
+	u8 kbuf[TLS_CIPHER_AES_GCM_256_KEY_SIZE];
+	u8 salt[TLS_CIPHER_AES_GCM_128_SALT_SIZE];
+	unsigned int keylen;
+	int err;
+
+	spin_lock_bh(&tp->lock);
+	flow = innova_tls_find(tp, handle);
+	if (!flow) {
+		spin_unlock_bh(&tp->lock);
+		return -ENOENT;
+	}
+	keylen = flow->keylen;
+	memcpy(kbuf, flow->key, keylen);
+	memcpy(salt, flow->salt, sizeof(salt));
+	flow->refresh = false;
+	spin_unlock_bh(&tp->lock);
+
+	if (wrong)
+		kbuf[0] ^= 0x5a;
+	err = hw_crypto_key_new(kbuf, keylen, &key);
+	memzero_explicit(kbuf, sizeof(kbuf));
+	if (err)
+		return err;
+
+	spin_lock_bh(&tp->lock);
+	if (!use_rn) {
+		/* Refresh: effective from the current record (a late update). */
+		err = hw_engine_flow_info(tp->eng, handle, &info);
+		rn = info.record_num;
+	} else {
+		err = 0;
+	}
+	if (!err)
+		err = hw_engine_flow_key_update(tp->eng, handle, key, salt, rn,
+						&reap);
+	spin_unlock_bh(&tp->lock);
+	if (err)
+		hw_crypto_key_free(key);
+	hw_key_reap_free(&reap);
+	return err;
+}
+
+static void innova_tls_refresh_work(struct work_struct *work)
+{
+	struct innova_tls_port *tp = container_of(work, struct innova_tls_port,
+						  refresh_work);
+	struct innova_tls_flow *flow;
+	u32 handle;
+
+	for (;;) {
+		handle = 0;
+		spin_lock_bh(&tp->lock);
+		list_for_each_entry(flow, &tp->flows, node) {
+			if (flow->refresh) {
+				flow->refresh = false;
+				handle = flow->handle;
+				break;
+			}
+		}
+		spin_unlock_bh(&tp->lock);
+		if (!handle)
+			return;
+		innova_tls_key_install(tp, handle, false, 0, false);
+	}
+}
+
+/* ---- debugfs: flow table, injected add failures, key updates ---- */
+
+static void innova_tls_show_tuple(struct seq_file *m,
+				  const struct hw_flow_tuple *t)
+{
+	if (t->family == 4)
+		seq_printf(m, "%pI4:%u -> %pI4:%u", t->saddr, t->sport,
+			   t->daddr, t->dport);
+	else
+		seq_printf(m, "[%pI6c]:%u -> [%pI6c]:%u", t->saddr, t->sport,
+			   t->daddr, t->dport);
+}
+
+static int innova_tls_flows_show(struct seq_file *m, void *v)
+{
+	struct innova_tls_port *tp = m->private;
+	struct hw_flow_info info;
+	u32 handle = 0;
+	int err;
+
+	seq_puts(m, "# handle tuple state expected_seq record_seq record_num decrypted_records enc_records shadow_ok shadow_fail auth_fail holes resync_req resync_ok resync_skip\n");
+	for (;;) {
+		spin_lock_bh(&tp->lock);
+		handle = hw_engine_flow_next(tp->eng, handle);
+		err = handle ? hw_engine_flow_info(tp->eng, handle, &info) : -ENOENT;
+		spin_unlock_bh(&tp->lock);
+		if (err)
+			break;
+		seq_printf(m, "%u ", handle);
+		innova_tls_show_tuple(m, &info.tuple);
+		seq_printf(m, " %s %u %u %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+			   hw_flow_state_name(info.state), info.expected_seq,
+			   info.record_seq, info.record_num,
+			   info.stats.decrypted_records, info.stats.enc_records,
+			   info.stats.shadow_ok, info.stats.shadow_fail,
+			   info.stats.auth_fail, info.stats.holes,
+			   info.stats.resync_req, info.stats.resync_ok,
+			   info.stats.resync_skip);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(innova_tls_flows);
+
+static int innova_tls_fail_get(void *data, u64 *val)
+{
+	struct innova_tls_port *tp = data;
+
+	*val = atomic_read(&tp->fail_next_add);
+	return 0;
+}
+
+static int innova_tls_fail_set(void *data, u64 val)
+{
+	struct innova_tls_port *tp = data;
+
+	atomic_set(&tp->fail_next_add, min_t(u64, val, INT_MAX));
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_fail_fops, innova_tls_fail_get,
+			 innova_tls_fail_set, "%llu\n");
+
+/* "HANDLE RECORD good|wrong": key update for a flow at record RECORD. */
+static ssize_t innova_tls_key_update_write(struct file *file,
+					   const char __user *ubuf,
+					   size_t count, loff_t *ppos)
+{
+	struct innova_tls_port *tp = file->private_data;
+	char buf[64], kind[8];
+	unsigned long long rn;
+	unsigned int handle;
+	int err;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%u %llu %7s", &handle, &rn, kind) != 3)
+		return -EINVAL;
+	if (strcmp(kind, "good") && strcmp(kind, "wrong"))
+		return -EINVAL;
+	err = innova_tls_key_install(tp, handle, true, rn,
+				     !strcmp(kind, "wrong"));
+	return err ? err : count;
+}
+
+static const struct file_operations innova_tls_key_update_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= innova_tls_key_update_write,
+	.llseek	= noop_llseek,
+};
+
+void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir)
+{
+	struct innova_tls_port *tp = port->tls;
+
+	if (!tp)
+		return;
+	debugfs_create_file("tls_flows", 0444, dir, tp, &innova_tls_flows_fops);
+	debugfs_create_file_unsafe("tls_fail_next_add", 0644, dir, tp,
+				   &innova_tls_fail_fops);
+	debugfs_create_file("tls_key_update", 0200, dir, tp,
+			    &innova_tls_key_update_fops);
+}
+
+void innova_tls_engine_stats(struct innova_port *port, struct hw_stats *st)
+{
+	struct innova_tls_port *tp = port->tls;
+
+	memset(st, 0, sizeof(*st));
+	if (!tp)
+		return;
+	spin_lock_bh(&tp->lock);
+	hw_engine_stats(tp->eng, st);
+	spin_unlock_bh(&tp->lock);
+}
+
+u32 innova_tls_flow_count(struct innova_port *port)
+{
+	struct innova_tls_port *tp = port->tls;
+	u32 n;
+
+	if (!tp)
+		return 0;
+	spin_lock_bh(&tp->lock);
+	n = hw_engine_flow_count(tp->eng);
+	spin_unlock_bh(&tp->lock);
+	return n;
+}
+
+int innova_tls_port_init(struct innova_port *port)
+{
+	struct innova_tls_port *tp;
+	size_t size;
+
+	if (!max_flows || max_flows > HW_ENGINE_MAX_FLOWS)
+		return -EINVAL;
+	tp = kzalloc(sizeof(*tp), GFP_KERNEL);
+	if (!tp)
+		return -ENOMEM;
+	size = hw_engine_mem_size(max_flows);
+	tp->eng_mem = kvzalloc(size, GFP_KERNEL);
+	tp->scratch = kmalloc(INNOVA_TLS_SCRATCH, GFP_KERNEL);
+	if (!tp->eng_mem || !tp->scratch)
+		goto err;
+	tp->eng = hw_engine_init(tp->eng_mem, size, max_flows);
+	if (!tp->eng)
+		goto err;
+	spin_lock_init(&tp->lock);
+	INIT_LIST_HEAD(&tp->flows);
+	INIT_WORK(&tp->refresh_work, innova_tls_refresh_work);
+	tp->port = port;
+	port->tls = tp;
+	return 0;
+err:
+	kfree(tp->scratch);
+	kvfree(tp->eng_mem);
+	kfree(tp);
+	return -ENOMEM;
+}
+
+/* After unregister: the core has deleted every flow (NETDEV_DOWN). */
+void innova_tls_port_fini(struct innova_port *port)
+{
+	struct innova_tls_port *tp = port->tls;
+
+	if (!tp)
+		return;
+	cancel_work_sync(&tp->refresh_work);
+	WARN_ON_ONCE(!list_empty(&tp->flows));
+	hw_engine_fini(tp->eng);
+	kvfree(tp->eng_mem);
+	kfree(tp->scratch);
+	kfree(tp);
+	port->tls = NULL;
+}
