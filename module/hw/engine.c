@@ -80,6 +80,10 @@
 #define REQ_N		4
 #define NO_END		(~(u64)0)
 
+#define RO_GAPS		4		/* gaps remembered while recovering */
+#define RO_POST		(TLS_PREFIX - 1)	/* bytes kept after a gap */
+#define RO_MAX_SPAN	0x100000u	/* give up 1 MiB behind the stream */
+
 enum rec_mode {
 	RM_FOLLOW = 0,	/* length only */
 	RM_VERIFY,	/* GHASH + tag check, delivered untouched */
@@ -106,6 +110,14 @@ struct ring_ent {
 	u64 idx;
 };
 
+/* a gap in the stream seen while recovering, with the bytes right after it */
+struct ro_gap {
+	u32 start;
+	u32 end;
+	u8 post[RO_POST];
+	u8 npost;
+};
+
 struct hw_flow {
 	u16 gen;
 	bool used;
@@ -124,6 +136,7 @@ struct hw_flow {
 	u64 rn_off;
 	bool rn_known;
 	u8 rmode;
+	bool rhole;		/* a hole skipped bytes of this record */
 	u8 hdr[TLS_PREFIX];
 	struct hw_crypto_key *rkey;
 
@@ -150,6 +163,20 @@ struct hw_flow {
 	u8 req_n;
 	u8 req_head;
 	u64 next_req_idx;
+
+	/*
+	 * Reorder recovery: the true record chain, walked from the last known
+	 * boundary across the gap(s) with late data (see the top comment).
+	 */
+	bool ro_valid;
+	bool ro_sync;		/* was SYNC when the gap hit */
+	u8 ro_pn;		/* prefix bytes of the walked record known */
+	u8 ro_ngap;
+	u8 ro_pre[TLS_PREFIX];
+	u32 ro_seq;		/* walked record: header seq */
+	u64 ro_rn;		/* and its record number */
+	u64 ro_end_rn;		/* a walked CCS ends the key here */
+	struct ro_gap ro_gap[RO_GAPS];
 
 	/* resync hint for a seq ahead of the stream */
 	bool hint_valid;
@@ -398,6 +425,7 @@ static void chain_reset(struct hw_flow *f, u32 seq)
 	f->rn_off = 0;
 	f->rn_known = false;
 	f->rmode = RM_FOLLOW;
+	f->rhole = false;
 	f->rkey = NULL;
 	f->next_req_idx = 0;
 	f->end_idx_valid = false;
@@ -586,6 +614,7 @@ static void apply_sync(struct rx_ctx *cx, struct hw_flow *f, u64 idx, u64 rn)
 {
 	u64 off = rn - idx;
 
+	f->ro_valid = false;	/* numbers from the kernel win */
 	if (f->rn_known && off == f->rn_off) {
 		/* agrees with what we follow: nothing to do */
 		STAT_INC(cx->eng, f, resync_ok);
@@ -615,6 +644,7 @@ static void apply_sync(struct rx_ctx *cx, struct hw_flow *f, u64 idx, u64 rn)
 static void hint_reached(struct rx_ctx *cx, struct hw_flow *f)
 {
 	f->hint_valid = false;
+	f->ro_valid = false;
 	if (f->state != HW_FS_SEARCH && f->rpos == 0 &&
 	    f->rec_seq == f->hint_seq) {
 		apply_sync(cx, f, f->idx, f->hint_rn);
@@ -784,6 +814,7 @@ static void record_end(struct rx_ctx *cx, struct hw_flow *f)
 	f->rlen = 0;
 	f->rkey = NULL;
 	f->rmode = RM_FOLLOW;
+	f->rhole = false;
 
 	if (!ok) {
 		if (!f->cur.verified && f->cur.from_update) {
@@ -936,10 +967,252 @@ static u32 record_step(struct rx_ctx *cx, struct hw_flow *f, const u8 *d,
 	return m;
 }
 
+/* ------------------------------------------------------------------ */
+/* reorder recovery                                                   */
+/* ------------------------------------------------------------------ */
+
+static void ro_cancel(struct hw_flow *f)
+{
+	f->ro_valid = false;
+	f->ro_ngap = 0;
+}
+
+/* a header of a record the kernel will parse (same rule as in sync) */
+static bool ro_hdr_ok(const u8 *h)
+{
+	u16 l = hw_get_be16(h + 3);
+
+	return h[1] == 3 && h[2] == 3 && l >= TLS_L_MIN && l <= TLS_L_MAX;
+}
+
+/*
+ * Sync is lost at the gap [exp_seq, seq) with record numbers known: start
+ * walking the true chain from the current record.  Its header bytes seen
+ * so far are valid (a hole needs a complete header first).
+ */
+static void ro_start(struct hw_flow *f, u32 seq)
+{
+	struct ro_gap *g = &f->ro_gap[0];
+
+	if (!f->rn_known || f->state == HW_FS_SEARCH ||
+	    f->state == HW_FS_TRACK)
+		return;		/* numbers unknown: keep any walk going */
+	f->ro_valid = true;
+	f->ro_sync = f->state == HW_FS_SYNC;
+	f->ro_seq = f->rec_seq;
+	f->ro_pn = (u8)min_u32(f->rpos, TLS_HDR);
+	memcpy(f->ro_pre, f->hdr, f->ro_pn);
+	f->ro_rn = f->idx + f->rn_off;
+	f->ro_end_rn = NO_END;
+	f->ro_ngap = 1;
+	g->start = f->exp_seq;
+	g->end = seq;
+	g->npost = 0;
+}
+
+/* another gap while recovering (engine in SEARCH/TRACK) */
+static void ro_add_gap(struct hw_flow *f, u32 seq)
+{
+	struct ro_gap *g;
+
+	if (f->ro_ngap >= RO_GAPS || f->state == HW_FS_SYNC ||
+	    f->state == HW_FS_SHADOW || f->state == HW_FS_NOKEY ||
+	    seq - f->ro_seq > RO_MAX_SPAN) {
+		ro_cancel(f);
+		return;
+	}
+	g = &f->ro_gap[f->ro_ngap++];
+	g->start = f->exp_seq;
+	g->end = seq;
+	g->npost = 0;
+}
+
+/* keep the first in-order bytes after the last gap */
+static void ro_post(struct hw_flow *f, u32 seq, const u8 *d, u32 n)
+{
+	struct ro_gap *g = &f->ro_gap[f->ro_ngap - 1];
+	u32 m;
+
+	if (g->npost >= RO_POST || seq != g->end + g->npost)
+		return;
+	m = min_u32(n, RO_POST - g->npost);
+	memcpy(g->post + g->npost, d, m);
+	g->npost += (u8)m;
+}
+
+/* walked record complete and ended at or before exp_seq: next record */
+static void ro_advance(struct hw_flow *f)
+{
+	while (f->ro_valid && f->ro_pn >= TLS_HDR) {
+		u32 nx = f->ro_seq + TLS_HDR + hw_get_be16(f->ro_pre + 3);
+
+		if (seq_after(nx, f->exp_seq))
+			return;
+		if (f->ro_pre[0] == TLS_CT_CCS && f->ro_rn + 1 < f->ro_end_rn)
+			f->ro_end_rn = f->ro_rn + 1;
+		f->ro_seq = nx;
+		f->ro_pn = 0;
+		f->ro_rn++;
+	}
+}
+
+/* stream bytes [seq, seq + n) (late data or kept bytes) for the walk */
+static void ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n)
+{
+	for (;;) {
+		u32 o, m;
+
+		ro_advance(f);
+		if (!f->ro_valid || f->ro_pn >= TLS_PREFIX)
+			return;
+		o = f->ro_seq + f->ro_pn - seq;
+		if (o >= n)
+			return;
+		m = min_u32(n - o, (u32)TLS_PREFIX - f->ro_pn);
+		memcpy(f->ro_pre + f->ro_pn, d + o, m);
+		if (f->ro_pn < TLS_HDR && f->ro_pn + m >= TLS_HDR &&
+		    !ro_hdr_ok(f->ro_pre)) {
+			ro_cancel(f);	/* the kernel will fail it too */
+			return;
+		}
+		f->ro_pn += (u8)m;
+	}
+}
+
+/*
+ * Numbers known again; the current record (rpos > 0) was seen without
+ * crypto.  In SYNC, with its prefix known and no hole in it, the rest is
+ * decrypted without tag check (DECNA: it is mixed anyway, as its first
+ * part went up untouched) so that the next record starts in a markable
+ * frame; otherwise it is followed.
+ */
+static void ro_resume(struct rx_ctx *cx, struct hw_flow *f, bool prefix_ok)
+{
+	bool sync = f->ro_sync && f->cur.verified;
+	struct key_slot *ks;
+
+	if (f->ro_end_rn < f->end_rn)
+		f->end_rn = f->ro_end_rn;
+	ro_cancel(f);
+	set_state(cx, f, sync ? HW_FS_SYNC : HW_FS_SHADOW);
+	STAT_INC(cx->eng, f, reorder_recovered);
+	cx->events |= HW_EV_REORDER_RECOVERED | (sync ? HW_EV_SYNCED : 0);
+	f->rmode = RM_FOLLOW;
+	f->rkey = NULL;
+	if (!f->rpos || !sync || !prefix_ok || f->rhole)
+		return;
+	ks = select_key(cx, f, f->idx + f->rn_off);
+	if (!ks || !ks->verified || f->state != HW_FS_SYNC)
+		return;
+	f->rkey = ks->k;
+	f->rmode = RM_DECNA;
+	if (f->rpos >= TLS_PREFIX)
+		gcm_init(f, ks->salt);
+}
+
+/* the walk reached a header the engine followed (chain index idx) */
+static void ro_connect(struct rx_ctx *cx, struct hw_flow *f, u64 idx)
+{
+	f->rn_off = f->ro_rn - idx;
+	f->rn_known = true;
+	if (f->end_idx_valid) {
+		u64 e = f->end_idx + f->rn_off;
+
+		if (e < f->end_rn)
+			f->end_rn = e;
+		f->end_idx_valid = false;
+	}
+	ro_resume(cx, f, true);
+}
+
+/*
+ * The walk caught up with the stream: the record containing exp_seq is
+ * the walked one.  Whatever candidate the engine followed since the gap
+ * lies inside a record, i.e. was false: restart the chain here.
+ */
+static void ro_catch_up(struct rx_ctx *cx, struct hw_flow *f)
+{
+	u32 rpos = f->exp_seq - f->ro_seq;
+
+	chain_reset(f, f->ro_seq);
+	f->rpos = rpos;
+	if (f->ro_pn >= TLS_HDR)
+		f->rlen = TLS_HDR + hw_get_be16(f->ro_pre + 3);
+	memcpy(f->hdr, f->ro_pre, f->ro_pn);
+	f->rn_off = f->ro_rn;
+	f->rn_known = true;
+	f->ncarry = 0;
+	if (rpos)
+		ring_push(f->ring, &f->ring_n, &f->ring_head, RING_N,
+			  f->rec_seq, 0);
+	ro_resume(cx, f, f->ro_pn >= min_u32(rpos, TLS_PREFIX));
+}
+
+static bool ro_in_gap(const struct hw_flow *f, u32 p)
+{
+	u8 i;
+
+	for (i = 0; i < f->ro_ngap; i++) {
+		if (p - f->ro_gap[i].start < f->ro_gap[i].end -
+		    f->ro_gap[i].start)
+			return true;
+	}
+	return false;
+}
+
+/* after late data was fed: resume, keep waiting, or give up */
+static void ro_try(struct rx_ctx *cx, struct hw_flow *f)
+{
+	bool again;
+	u64 idx;
+	u8 i;
+
+	if (!f->ro_valid)
+		return;
+	if ((f->state != HW_FS_SEARCH && f->state != HW_FS_TRACK) ||
+	    f->exp_seq - f->ro_seq > RO_MAX_SPAN) {
+		ro_cancel(f);
+		return;
+	}
+	do {
+		u32 p, pn0 = f->ro_pn, s0 = f->ro_seq;
+
+		again = false;
+		ro_advance(f);
+		if (!f->ro_valid)
+			return;
+		if (f->ro_pn >= TLS_HDR ||
+		    f->ro_seq + f->ro_pn == f->exp_seq) {
+			ro_catch_up(cx, f);
+			return;
+		}
+		if (ring_find(f->ring, f->ring_n, f->ro_seq, &idx)) {
+			ro_connect(cx, f, idx);
+			return;
+		}
+		/* header bytes kept right after a gap */
+		p = f->ro_seq + f->ro_pn;
+		for (i = 0; i < f->ro_ngap; i++) {
+			struct ro_gap *g = &f->ro_gap[i];
+
+			if (p - g->end < g->npost) {
+				ro_feed(f, g->end, g->post, g->npost);
+				again = f->ro_valid && (f->ro_pn != pn0 ||
+							f->ro_seq != s0);
+				break;
+			}
+		}
+	} while (again);
+	if (f->ro_valid && !ro_in_gap(f, f->ro_seq + f->ro_pn))
+		ro_cancel(f);	/* passed unseen: the resync path goes on */
+}
+
 /* in-order new bytes [seq, seq + n) */
 static void stream_bytes(struct rx_ctx *cx, struct hw_flow *f, u32 seq,
 			 const u8 *d, u32 n)
 {
+	if (f->ro_valid)
+		ro_post(f, seq, d, n);
 	while (n) {
 		u32 lim = n, m;
 
@@ -976,6 +1249,8 @@ static void stream_gap(struct rx_ctx *cx, struct hw_flow *f, u32 seq)
 		f->hint_valid = false;
 		STAT_INC(cx->eng, f, resync_skip);
 	}
+	if (f->ro_valid)
+		ro_add_gap(f, seq);
 	if (f->state == HW_FS_SEARCH) {
 		f->ncarry = 0;
 		f->exp_seq = seq;
@@ -984,6 +1259,7 @@ static void stream_gap(struct rx_ctx *cx, struct hw_flow *f, u32 seq)
 	if (f->rpos >= TLS_HDR && gap <= f->rlen - f->rpos) {
 		/* no header in the gap: keep following, record damaged */
 		STAT_INC(cx->eng, f, holes);
+		f->rhole = true;
 		if (rm_decrypts(f->rmode) && f->rpos >= TLS_PREFIX) {
 			f->rmode = RM_DECNA;
 		} else {
@@ -996,6 +1272,7 @@ static void stream_gap(struct rx_ctx *cx, struct hw_flow *f, u32 seq)
 			record_end(cx, f);
 		return;
 	}
+	ro_start(f, seq);
 	f->exp_seq = seq;
 	lose_sync_search(cx, f);
 }
@@ -1203,13 +1480,23 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 			chain_reset(f, seq);
 	}
 	if (!seq_after(end, f->exp_seq)) {
+		/* old data: never marked, but it may close a gap's chain */
 		STAT_INC(eng, f, old_frames);
+		if (f->ro_valid) {
+			ro_feed(f, seq, frame + poff, plen);
+			ro_try(&cx, f);
+			c->events = cx.events;
+		}
 		return 0;
 	}
 	if (seq_before(seq, f->exp_seq)) {
 		u32 skip = f->exp_seq - seq;
 
 		STAT_INC(eng, f, overlap_frames);
+		if (f->ro_valid) {
+			ro_feed(f, seq, frame + poff, skip);
+			ro_try(&cx, f);
+		}
 		cx.markable = false;
 		cx.out += skip;
 		stream_bytes(&cx, f, f->exp_seq, frame + poff + skip,
@@ -1220,6 +1507,8 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		stream_bytes(&cx, f, seq, frame + poff, plen);
 	}
 
+	if (f->ro_valid && f->exp_seq - f->ro_seq > RO_MAX_SPAN)
+		ro_cancel(f);
 	c->events = cx.events;
 	if (cx.req) {
 		c->resync_req = true;
@@ -1443,6 +1732,7 @@ int hw_engine_flow_info(const struct hw_engine *eng, u32 handle,
 	info->key_pending = !!f->nxt.k;
 	info->key_switch_rn = f->nxt.k ? f->nxt.from_rn : 0;
 	info->stats = f->st;
+	info->reorder_pending = f->ro_valid;
 	return 0;
 }
 

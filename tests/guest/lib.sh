@@ -15,10 +15,13 @@ load_module() {
 	lsmod | grep -q '^innova ' || modprobe innova || die "modprobe innova"
 }
 
-# port_dir IFNAME NETNS -> debugfs directory of that port
+# port_dir IFNAME -> debugfs directory of that port in our own netns
+# (ports of earlier tests may linger in dying namespaces with the same name)
 port_dir() {
+	me=$(readlink /proc/self/ns/net | tr -dc 0-9)
 	for d in "$DBG"/port*; do
-		[ "$(cat "$d/ifname" 2>/dev/null)" = "$1" ] && { echo "$d"; return 0; }
+		[ "$(cat "$d/ifname" 2>/dev/null)" = "$1" ] &&
+			[ "$(cat "$d/netns" 2>/dev/null)" = "$me" ] && { echo "$d"; return 0; }
 	done
 	return 1
 }
@@ -120,4 +123,49 @@ expect_path() {
 	software) [ "$dev" = 0 ] && [ "$sw" = 1 ] || die "expected software path: TlsRxDevice=$dev TlsRxSw=$sw" ;;
 	esac
 	log "path: $1 (TlsRxDevice=$dev TlsRxSw=$sw)"
+}
+
+# Background variant: tls_start ADDR "RECV ARGS" "SEND ARGS"; ...; tls_wait
+tls_start() {
+	addr=$1 rargs=$2 sargs=$3
+	TLS_PORT=$((TLS_PORT + 1))
+	case "$addr" in *:*) hp="[$addr]:$TLS_PORT" ;; *) hp="$addr:$TLS_PORT" ;; esac
+	# shellcheck disable=SC2086
+	ip netns exec B innova-tls recv --listen "$hp" --quiet $rargs > /tmp/recv.json 2> /tmp/recv.err &
+	TLS_RPID=$!
+	# shellcheck disable=SC2086
+	ip netns exec A innova-tls send --connect "$hp" --quiet $sargs > /tmp/send.json 2> /tmp/send.err &
+	TLS_SPID=$!
+}
+tls_wait() {
+	wait $TLS_SPID; SRC=$?
+	wait $TLS_RPID; RRC=$?
+	log "recv rc=$RRC: $(cat /tmp/recv.json)"
+	[ "$SRC" = 0 ] || log "send rc=$SRC: $(cat /tmp/send.json) $(head -c 300 /tmp/send.err)"
+}
+
+# Installed flows of the receiving port's engine (debugfs, never keys).
+flows_b() { grep -v '^#' "$PORT_B/tls_flows"; }
+# wait_flow: handle of the first installed flow on innova1 (waits up to 30 s)
+wait_flow() {
+	i=0
+	while [ $i -lt 300 ]; do
+		h=$(flows_b | awk 'NR == 1 { print $1 }')
+		[ -n "$h" ] && { echo "$h"; return 0; }
+		sleep 0.1; i=$((i + 1))
+	done
+	return 1
+}
+# flow_field HANDLE COLUMN (1-based, see the tls_flows header line)
+flow_field() { flows_b | awk -v h="$1" -v c="$2" '$1 == h { print $c }'; }
+
+# Snapshot/delta of innova1's ethtool counters.
+snap_b() { ip netns exec B ethtool -S innova1 | awk -F': *' 'NF == 2 { gsub(/ /, "", $1); print $1, $2 }' > /tmp/snap.$1; }
+delta_b() { awk -v k="$2" '$1 == k { print $2 }' /tmp/snap.$1 > /tmp/d1; now=$(ethtool_stat B innova1 "$2"); echo $(( now - $(cat /tmp/d1) )); }
+
+# Device-decrypted share of the last transfer's TLS bytes, per 10000.
+device_share() {
+	dec=$(delta_b "$1" rx_tls_decrypted_bytes)
+	wire=$(( $(jr .bytes) + 29 * $(jr .records) ))
+	echo $(( dec * 10000 / wire ))
 }

@@ -6,7 +6,8 @@
  * TLS stream, so the fuzzer reaches sync, decryption, resync and rekey.
  * Invariants: the input frame is never written; completion flags are
  * consistent; a resync request points into the frame; while no mutated
- * stream bytes were sent, a marked frame holds exactly the plaintext.
+ * stream bytes were sent, a marked frame holds exactly the plaintext; a
+ * reorder recovery happens on an unmarked old-data frame only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +214,17 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			die("success with auth_fail");
 		if (hw_rx_decrypted(&c) && (!c.csum_ok || !c.is_tls_flow))
 			die("marked without csum/flow");
+		if ((c.events & HW_EV_REORDER_RECOVERED) &&
+		    (hw_rx_decrypted(&c) || c.resync_req || !c.is_tls_flow))
+			die("reorder recovery on a marked/requesting frame");
+		if (c.is_tls_flow && c.flow == H[slot] && H[slot]) {
+			struct hw_flow_info fi;
+
+			if (!hw_engine_flow_info(E, H[slot], &fi) &&
+			    fi.reorder_pending && fi.state != HW_FS_SEARCH &&
+			    fi.state != HW_FS_TRACK)
+				die("reorder walk pending while synced");
+		}
 		if (c.resync_req) {
 			u32 rs;
 

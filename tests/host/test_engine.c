@@ -53,6 +53,8 @@ struct scen {
 	bool vlan, tsopt;
 	int seg_mode;		/* 0 mss, 1 random, 2 tiny, 3 mixed */
 	double loss, dup, reorder, badcsum, overlap, noise;
+	int hold;		/* reorder like the cable: hold one frame at a
+				 * time, release it after 'hold' later frames */
 	int keymode;		/* 0 none, 1 on time, 2 late, 3 wrong+fix */
 	bool unsynced;		/* install mid-stream, start_synced = false */
 	int mode;		/* 0 DRIVER_REQ, 1 CORE_NEXT_HINT */
@@ -68,6 +70,7 @@ struct item {
 	u32 off, len;
 	bool lost_first;	/* first transmission of a lost segment */
 	bool corrupt;		/* bad checksum copy */
+	bool held;		/* delivered late (reordered) */
 	int noise;		/* 0 data, 1 other flow, 2 pure ack, 3 non-IP */
 };
 
@@ -94,6 +97,7 @@ struct run_res {
 	    after_first_dec;
 	struct hw_stats st;
 	u64 confirms;
+	u64 touched_bytes, touched_dec_bytes, bytes, dec_bytes;
 	int late_dec;		/* records decrypted after the last key change */
 };
 
@@ -163,7 +167,7 @@ static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
 	cap = 64 + s.n * 4;
 	it = calloc(cap, sizeof(*it));
 	{
-		double t = 0;
+		double t = 0, hold_free = 0;
 
 		for (off = start_off; off < s.n; t += 1) {
 			u32 l = seg_len(sc->seg_mode, &r);
@@ -187,8 +191,16 @@ static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
 						rt.len = s.n - rt.off;
 				}
 				it[nit++] = rt;
-			} else if (rng_chance(&r, sc->reorder)) {
+			} else if (sc->hold && t >= hold_free &&
+				   rng_chance(&r, sc->reorder)) {
+				/* the cable: released after 'hold' frames */
+				x.key = t + sc->hold + 0.25;
+				x.held = true;
+				hold_free = t + sc->hold + 1;
+				it[nit++] = x;
+			} else if (!sc->hold && rng_chance(&r, sc->reorder)) {
 				x.key = t + 1 + rng_below(&r, 3) + 0.25;
+				x.held = true;
 				it[nit++] = x;
 			} else if (rng_chance(&r, sc->badcsum)) {
 				struct item good = x;
@@ -341,10 +353,49 @@ static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
 			frame[hl + rng_below(&r, x->len)] ^= 0x10;
 		memcpy(copy, frame, flen);
 		memset(out, 0xa5, flen);
-		if (x->corrupt)
-			hw_engine_flow_info(eng, handle, &before);
+		hw_engine_flow_info(eng, handle, &before);
 		hw_engine_rx(eng, frame, flen, out, &c);
 		marked = hw_rx_decrypted(&c);
+		if (x->held)
+			memset(km.lost + x->off, 1, x->len);
+		hw_engine_flow_info(eng, handle, &after);
+		if (after.stats.reorder_recovered !=
+		    before.stats.reorder_recovered) {
+			/*
+			 * Recovery from late data: only on a frame carrying
+			 * old bytes, never marked, never a request, and the
+			 * numbers it derived are the strparser's: the record
+			 * the engine is in has the reference record number.
+			 */
+			u32 rs = after.record_seq - s.isn;
+			int ri = stream_rec_at(&s, rs);
+
+			CHECK(after.stats.reorder_recovered ==
+			      before.stats.reorder_recovered + 1,
+			      "recovered twice in one frame");
+			CHECK((s32)(seq - before.expected_seq) < 0,
+			      "recovery on a frame without old data");
+			CHECK(!marked && !c.resync_req,
+			      "recovering frame marked/requested");
+			CHECK(c.events & HW_EV_REORDER_RECOVERED, "no event");
+			CHECK(after.record_num_known &&
+			      ((ri >= 0 && s.rec[ri].off == rs &&
+				s.rec[ri].rn == after.record_num) ||
+			       (rs == s.n && after.record_num ==
+				s.rec[s.nrec - 1].rn + 1)),
+			      "recovered to a wrong record (seq %u rn %llu)",
+			      rs, (unsigned long long)after.record_num);
+			CHECK(after.state == HW_FS_SYNC ||
+			      after.state == HW_FS_SHADOW ||
+			      after.state == HW_FS_NOKEY,
+			      "recovered into state %s",
+			      hw_flow_state_name(after.state));
+			CHECK(!after.reorder_pending, "still pending");
+		}
+		CHECK(!after.reorder_pending || after.state == HW_FS_SEARCH ||
+		      after.state == HW_FS_TRACK,
+		      "reorder walk pending in state %s",
+		      hw_flow_state_name(after.state));
 
 		/* ---- invariants ---- */
 		CHECK(!memcmp(copy, frame, flen), "input frame modified");
@@ -354,7 +405,6 @@ static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
 		if (x->corrupt) {
 			CHECK(!c.csum_ok && !marked && !c.resync_req,
 			      "bad checksum frame accepted");
-			hw_engine_flow_info(eng, handle, &after);
 			before.stats.bad_csum++;
 			CHECK(!memcmp(&before, &after, sizeof(before)),
 			      "bad checksum frame changed flow state");
@@ -507,6 +557,16 @@ static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
 			res->untouched++;
 			res->untouched_dec += all;
 		}
+		for (u32 o = rr->off; o < rr->off + rr->len; o++) {
+			bool d = km.dec[o] && km.rcvd[o];
+
+			res->bytes++;
+			res->dec_bytes += d;
+			if (touched) {
+				res->touched_bytes++;
+				res->touched_dec_bytes += d;
+			}
+		}
 		if (s.nep > 1 && rr->rn >= s.ep[s.nep - 1].from_rn + 3 && all)
 			res->late_dec++;
 	}
@@ -538,7 +598,8 @@ static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
 static void run_scen(const struct scen *sc)
 {
 	u64 un = 0, und = 0, af = 0, afd = 0, tot = 0, dec = 0, conf = 0;
-	u64 auth = 0, late = 0, refresh = 0, hints = 0, lost = 0;
+	u64 auth = 0, late = 0, refresh = 0, hints = 0, lost = 0, rec = 0;
+	u64 by = 0, dby = 0, reqs = 0;
 	int seed, late_dec_min = 1 << 30;
 
 	for (seed = 0; seed < sc->seeds && !cur_failed; seed++) {
@@ -557,6 +618,13 @@ static void run_scen(const struct scen *sc)
 		refresh += rr.st.key_refresh;
 		hints += rr.st.resync_hint;
 		lost += rr.st.sync_lost;
+		rec += rr.st.reorder_recovered;
+		reqs += rr.st.resync_req;
+		by += rr.bytes;
+		dby += rr.dec_bytes;
+		if (sc->clean)
+			CHECK(!rr.st.reorder_recovered,
+			      "recovered without late data");
 		if (rr.late_dec < late_dec_min)
 			late_dec_min = rr.late_dec;
 		if (sc->clean) {
@@ -587,6 +655,10 @@ static void run_scen(const struct scen *sc)
 	       (unsigned long long)auth, (unsigned long long)lost,
 	       (unsigned long long)late, (unsigned long long)refresh,
 	       (unsigned long long)hints);
+	printf("# %-34s reorder_recovered %llu sync_lost %llu resync_req %llu "
+	       "device-decrypted TLS bytes %.2f%%\n", sc->name,
+	       (unsigned long long)rec, (unsigned long long)lost,
+	       (unsigned long long)reqs, by ? 100.0 * dby / by : 0);
 	if (sc->clean)
 		printf("# coverage clean (%s): %.2f%% of records after the "
 		       "shadow record device-decrypted (%llu/%llu)\n", sc->name,
@@ -595,7 +667,7 @@ static void run_scen(const struct scen *sc)
 	if (sc->min_cov >= 0) {
 		double cov = un ? (double)und / un : 0;
 
-		printf("# coverage %s: %.2f%% of records not touched by a loss "
+		printf("# coverage %s: %.2f%% of records not touched by a hole "
 		       "device-decrypted (%llu/%llu), need >= %.0f%%\n",
 		       sc->name, 100.0 * cov, (unsigned long long)und,
 		       (unsigned long long)un, 100 * sc->min_cov);
@@ -855,6 +927,14 @@ int main(int argc, char **argv)
 		{ "reorder 3%", { .nrec = 150, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4, .seg_mode = 1,
 		  .reorder = 0.03, .seeds = 4, .min_cov = -1,
 		  .expect_resync = true },
+		{ "reorder 5% cable hold 3, 16K records mss", { .nrec = 250, .size_mode = 0, .klen = 16, .nkeyup = 0 }, .family = 4,
+		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .seeds = 6, .min_cov = 0.90 },
+		{ "reorder 5% cable hold 3, random sizes", { .nrec = 300, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 6,
+		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .seeds = 6, .min_cov = 0.90 },
+		{ "reorder 5% cable hold 3, small records mixed segs", { .nrec = 600, .size_mode = 2, .klen = 32, .nkeyup = 0 }, .family = 4,
+		  .seg_mode = 3, .reorder = 0.05, .hold = 3, .seeds = 4, .min_cov = -1 },
+		{ "reorder 5% cable hold 3 + loss 1% + dup 2%", { .nrec = 250, .size_mode = 1, .klen = 16, .nkeyup = 2 }, .family = 4,
+		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .loss = 0.01, .dup = 0.02, .keymode = 1, .seeds = 4, .min_cov = -1 },
 		{ "duplicates 5%", { .nrec = 150, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4, .seg_mode = 0,
 		  .dup = 0.05, .seeds = 4, .min_cov = 0.97 },
 		{ "bad checksum 3%", { .nrec = 150, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4, .seg_mode = 0,
