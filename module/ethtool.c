@@ -70,6 +70,7 @@ static const struct innova_engine_stat innova_engine_stats[] = {
 	INNOVA_ENGINE_STAT("rx_tls_key_late", key_late),
 	INNOVA_ENGINE_STAT("rx_tls_key_refresh", key_refresh),
 	INNOVA_ENGINE_STAT("rx_tls_add_fail", add_fail),
+	INNOVA_ENGINE_STAT("rx_tls_reorder_recovered", reorder_recovered),
 };
 
 #define INNOVA_NUM_ENGINE_STATS ARRAY_SIZE(innova_engine_stats)

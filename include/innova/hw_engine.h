@@ -77,6 +77,8 @@ struct hw_stats {
 	u64 flows_added;
 	u64 flows_deleted;
 	u64 add_fail;		/* install failures (full, bad args) */
+	/* appended fields (keep the layout above stable) */
+	u64 reorder_recovered;	/* sync regained from late data, no resync */
 };
 
 /* Completion event bits (hw_rx_completion.events). */
@@ -84,6 +86,8 @@ struct hw_stats {
 #define HW_EV_SYNC_LOST			0x2u
 #define HW_EV_SYNCED			0x4u	/* shadow passed: decrypting */
 #define HW_EV_KEY_SWITCHED		0x8u	/* new key took effect */
+#define HW_EV_REORDER_RECOVERED		0x10u	/* record numbers regained from
+						 * late data: no resync needed */
 
 struct hw_rx_completion {
 	u32 flow;		/* flow handle, 0 = none */
@@ -128,6 +132,8 @@ struct hw_flow_info {
 	u64 key_switch_rn;	/* pending key update record number */
 	bool key_pending;
 	struct hw_stats stats;
+	/* appended fields */
+	bool reorder_pending;	/* waiting for late data to regain sync */
 };
 
 /* ---- engine lifetime (process context) ---- */

@@ -14,6 +14,7 @@
  *                     header_start+4 goes out with THIS frame.
  *          -> SHADOW  a remembered resync hint (seq ahead of the stream,
  *                     e.g. CORE_NEXT_HINT) is reached.
+ *          -> SYNC/SHADOW  reorder recovery (below).
  *  TRACK   Following record lengths from a candidate header (record
  *          numbers unknown).  Every followed header goes into a ring
  *          (seq, chain index); requests are re-issued with exponential
@@ -23,6 +24,7 @@
  *                     rn + records followed since), or hint reached.
  *          -> SEARCH  a followed header is implausible, or a gap may hold
  *                     a header.
+ *          -> SYNC/SHADOW  reorder recovery (below).
  *  SHADOW  Boundaries and record numbers known, key not yet verified against
  *          this stream (after install, every resync, every key update).  The
  *          next WHOLE record is authenticated without being decrypted
@@ -65,6 +67,43 @@
  * changes nothing; partly old data is untouched and its new bytes advance
  * the state with the frame unmarkable.  A gap inside a record whose length
  * is known keeps sync (the record becomes FOLLOW); any other gap loses it.
+ *
+ * Reorder recovery ("reorder-good", tls-offload.rst).  When a gap loses
+ * sync while record numbers are known (SYNC, SHADOW, NOKEY), the engine
+ * remembers the current record (header seq, header bytes seen, number),
+ * whether it was SYNC, and the gap, plus the first RO_POST in-order bytes
+ * after it (a header may straddle the gap's end).  Stream scan, candidate
+ * following and resync requests go on exactly as before.  Old data (the
+ * late frame, a retransmit, its duplicates, pieces of it in any order) is
+ * still never marked and changes no stream state, but is READ: the walk
+ * takes the true header(s) from it and steps from record to record
+ * (several headers per late frame, several late frames per gap, up to
+ * RO_GAPS gaps in a row, CCS records noted for the key epoch) while the
+ * next header lies before the stream position.  It ends
+ *  - caught up: the walk reaches the record containing exp_seq; that
+ *    record becomes the current one (candidates followed since lay inside
+ *    it, so they were false and the chain restarts there);
+ *  - connected: the walk reaches a header the engine followed (ring): its
+ *    chain index now has a number;
+ *  - given up: the next header lies in bytes that passed unread (neither
+ *    a gap nor kept) or the walk got too long (RO_MAX_SPAN): the resync
+ *    path simply continues; nothing was changed.
+ * On success the numbers are set without a kernel round trip
+ * (reorder_recovered, HW_EV_REORDER_RECOVERED).  A kernel confirmation
+ * for an earlier request then agrees (resync_ok) or names a seq no longer
+ * known (resync_skip); a kernel-supplied number (confirmation, hint)
+ * arriving first cancels the walk.  No shadow record: DESIGN item 4 asks
+ * for one when numbers come from outside; here the boundaries are the
+ * ones the kernel's strparser parses from the same bytes, counted from a
+ * boundary whose number and key were verified (SYNC before the gap), and
+ * the GCM nonce comes from the record itself, so plaintext only depends
+ * on key and boundary.  Every record decrypted afterwards still has its
+ * tag checked.  If the flow was not SYNC before the gap, or the key in
+ * use has not been verified, it resumes in SHADOW instead.  The record
+ * in progress when sync returns already went up partly untouched: in
+ * SYNC, with its prefix (nonce) known and no hole in it, its rest is
+ * DECNA (mixed anyway, like after a hole) so the next record starts in a
+ * markable frame; else it is followed.  State: fixed size per flow.
  * ---------------------------------------------------------------------------
  */
 #include <innova/hw_engine.h>
