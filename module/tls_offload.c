@@ -33,6 +33,9 @@
 
 #include "innova.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 static unsigned int max_flows = 256;
 module_param(max_flows, uint, 0444);
 MODULE_PARM_DESC(max_flows, "TLS RX flow table entries per port (default 256)");
@@ -185,6 +188,8 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	if (!err)
 		list_add_tail(&flow->node, &tp->flows);
 	spin_unlock_bh(&tp->lock);
+	trace_innova_tls_flow_add(port->index, flow->handle, params.start_seq,
+				  params.start_rn, params.start_synced, err);
 	if (err) {
 		hw_crypto_key_free(params.key);
 		goto err_free;
@@ -221,6 +226,7 @@ static void innova_tls_dev_del(struct net_device *netdev,
 	hw_engine_flow_del(tp->eng, flow->handle, &reap);
 	list_del(&flow->node);
 	spin_unlock_bh(&tp->lock);
+	trace_innova_tls_flow_del(port->index, flow->handle);
 
 	/* tls_dev_resync runs under rcu_read_lock and may still hold flow. */
 	synchronize_net();
@@ -254,6 +260,7 @@ static int innova_tls_dev_resync(struct net_device *netdev, struct sock *sk,
 	spin_lock_bh(&tp->lock);
 	err = hw_engine_flow_resync(tp->eng, flow->handle, seq - 4, rn);
 	spin_unlock_bh(&tp->lock);
+	trace_innova_tls_resync_confirm(port->index, flow->handle, seq, rn, err);
 
 	innova_tls_stat_inc(port, err ? INNOVA_TLS_RESYNC_RES_SKIP :
 				  INNOVA_TLS_RESYNC_RES_OK);
@@ -284,9 +291,12 @@ static void innova_tls_resync_request(struct innova_port *port,
 	    *innova_tls_state(tls_get_ctx(sk)) != flow ||
 	    (sk->sk_shutdown & RCV_SHUTDOWN)) {
 		innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_SKIP);
+		trace_innova_tls_resync_req(port->index, c->flow, c->resync_seq,
+					    false);
 		return;
 	}
 	tls_offload_rx_resync_request(sk, htonl(c->resync_seq));
+	trace_innova_tls_resync_req(port->index, c->flow, c->resync_seq, true);
 	innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_START);
 }
 
@@ -332,6 +342,9 @@ void innova_tls_rx(struct innova_port *port, struct sk_buff *skb)
 	}
 	if (c.auth_fail)
 		innova_tls_stat_inc(port, INNOVA_TLS_AUTH_FAIL);
+	if (c.auth_fail || c.events)
+		trace_innova_tls_frame_event(port->index, c.flow, c.tcp_seq,
+					     c.events, c.auth_fail);
 }
 
 /*

@@ -16,13 +16,18 @@ t0=$(date +%s)
 
 # Echo TAP lines from a log, renumbered into one stream, and count them.
 tally() {
-	local line
+	local line rest re='^(not )?ok( [0-9]+)?(.*)$'
 	while IFS= read -r line; do
-		case "$line" in
-		"ok "*"# SKIP"*) n=$((n + 1)); skipped=$((skipped + 1)); echo "ok $n${line#ok [0-9]*}" ;;
-		"ok "*) n=$((n + 1)); passed=$((passed + 1)); echo "ok $n${line#ok [0-9]*}" ;;
-		"not ok "*) n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n${line#not ok [0-9]*}" ;;
-		esac
+		[[ $line =~ $re ]] || continue
+		rest=${BASH_REMATCH[3]}
+		n=$((n + 1))
+		if [ -n "${BASH_REMATCH[1]}" ]; then
+			failed=$((failed + 1)); echo "not ok $n$rest"
+		elif [[ $rest == *"# SKIP"* ]]; then
+			skipped=$((skipped + 1)); echo "ok $n$rest"
+		else
+			passed=$((passed + 1)); echo "ok $n$rest"
+		fi
 	done < "$1"
 }
 fail_step() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }

@@ -86,8 +86,8 @@ struct hw_stats {
 #define HW_EV_SYNC_LOST			0x2u
 #define HW_EV_SYNCED			0x4u	/* shadow passed: decrypting */
 #define HW_EV_KEY_SWITCHED		0x8u	/* new key took effect */
-#define HW_EV_REORDER_RECOVERED		0x10u	/* record numbers regained from
-						 * late data: no resync needed */
+/* Record numbers regained from late data: no resync needed. */
+#define HW_EV_REORDER_RECOVERED		0x10u
 
 struct hw_rx_completion {
 	u32 flow;		/* flow handle, 0 = none */

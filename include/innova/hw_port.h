@@ -30,12 +30,13 @@ static inline void hw_memzero_explicit(void *p, size_t n)
 #include <string.h>
 #include <errno.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int32_t s32;
-typedef int64_t s64;
+/* The kernel's names for the fixed-width types, from the compiler's own. */
+typedef __UINT8_TYPE__ u8;
+typedef __UINT16_TYPE__ u16;
+typedef __UINT32_TYPE__ u32;
+typedef __UINT64_TYPE__ u64;
+typedef __INT32_TYPE__ s32;
+typedef __INT64_TYPE__ s64;
 
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)

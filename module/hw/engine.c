@@ -254,10 +254,16 @@ struct rx_ctx {
 	u32 events;
 };
 
-#define STAT_ADD(e, f, fld, v) do {		\
-	(e)->st.fld += (v);			\
-	(f)->st.fld += (v);			\
-} while (0)
+/* Count in the flow and engine-wide at once (fld: a struct hw_stats field). */
+static inline void hw_stat_add(struct hw_stats *eng_st, struct hw_stats *flow_st,
+			       size_t off, u64 v)
+{
+	*(u64 *)((u8 *)eng_st + off) += v;
+	*(u64 *)((u8 *)flow_st + off) += v;
+}
+
+#define STAT_ADD(e, f, fld, v) \
+	hw_stat_add(&(e)->st, &(f)->st, offsetof(struct hw_stats, fld), v)
 #define STAT_INC(e, f, fld)	STAT_ADD(e, f, fld, 1)
 
 static inline bool seq_before(u32 a, u32 b)

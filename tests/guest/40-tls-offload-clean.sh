@@ -3,7 +3,7 @@
 # (all but the one shadow-verified record), nothing is decrypted in
 # software by error, and every byte is verified by the receiver.
 setup_pair
-BYTES=${BYTES:-16M}
+BYTES=${BYTES:-24M}
 for addr in $IP4_B $IP6_B; do
 	for c in aes128gcm aes256gcm; do
 		before=$(ethtool_stat B innova1 rx_tls_decrypted_bytes)

@@ -3,6 +3,10 @@
 # resync (DRIVER_REQ), gets confirmations, and keeps most bytes on the
 # device path.
 setup_pair
+T=/sys/kernel/tracing
+echo > $T/trace
+echo 1 > $T/events/innova/enable || die "no innova tracepoints"
+echo 1 > $T/events/tls/tls_device_rx_resync_send/enable
 BYTES=${BYTES:-16M}
 run_faulted() {
 	name=$1; shift
@@ -29,3 +33,13 @@ run_faulted() {
 }
 run_faulted loss1 drop_ppm=10000
 run_faulted reorder5 reorder_ppm=50000 reorder_gap=3
+
+echo 0 > $T/events/innova/enable
+echo 0 > $T/events/tls/tls_device_rx_resync_send/enable
+for ev in innova_tls_flow_add innova_tls_flow_del innova_tls_resync_req innova_tls_resync_confirm tls_device_rx_resync_send; do
+	n=$(grep -c " $ev:" $T/trace)
+	log "tracepoint $ev: $n events"
+	[ "$n" -gt 0 ] || die "no $ev events traced"
+done
+grep -q 'innova_tls_frame_event:.*sync_lost' $T/trace || die "no sync_lost frame event traced"
+echo > $T/trace

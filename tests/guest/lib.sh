@@ -90,19 +90,8 @@ tcp_transfer() {
 # /tmp/send.json; read fields with jr/js.
 TLS_PORT=4433
 tls_run() {
-	addr=$1 rargs=$2 sargs=$3
-	TLS_PORT=$((TLS_PORT + 1))
-	case "$addr" in *:*) hp="[$addr]:$TLS_PORT" ;; *) hp="$addr:$TLS_PORT" ;; esac
-	# shellcheck disable=SC2086
-	ip netns exec B innova-tls recv --listen "$hp" --quiet $rargs > /tmp/recv.json 2> /tmp/recv.err &
-	rp=$!
-	# shellcheck disable=SC2086
-	ip netns exec A innova-tls send --connect "$hp" --quiet $sargs > /tmp/send.json 2> /tmp/send.err
-	SRC=$?
-	wait $rp
-	RRC=$?
-	log "recv rc=$RRC: $(cat /tmp/recv.json)"
-	[ "$SRC" = 0 ] || log "send rc=$SRC: $(cat /tmp/send.json) $(head -c 300 /tmp/send.err)"
+	tls_start "$@"
+	tls_wait
 }
 jr() { jq -r "$1" /tmp/recv.json; }
 js() { jq -r "$1" /tmp/send.json; }
