@@ -43,10 +43,25 @@ MODULE_PARM_DESC(max_flows, "TLS RX flow table entries per port (default 256)");
 /* Frames are at most MTU + Ethernet header (+ VLAN tag). */
 #define INNOVA_TLS_SCRATCH	(INNOVA_MAX_MTU + VLAN_ETH_HLEN)
 
+/*
+ * How a port gets back in sync (DESIGN.md, "Resync"): each real NIC family
+ * uses one of the core's modes. Chosen per port, applies to new flows.
+ */
+enum innova_resync_mode {
+	INNOVA_RESYNC_DRIVER_REQ,	/* Innova: stream scan + request */
+	INNOVA_RESYNC_CORE_NEXT_HINT,	/* nfp: the core resyncs on its own */
+};
+
+static const char * const innova_resync_mode_names[] = {
+	[INNOVA_RESYNC_DRIVER_REQ]	= "driver_req",
+	[INNOVA_RESYNC_CORE_NEXT_HINT]	= "core_next_hint",
+};
+
 struct innova_tls_flow {
 	struct list_head	node;		/* innova_tls_port.flows */
 	struct sock		*sk;
 	u32			handle;		/* engine flow handle */
+	enum innova_resync_mode	mode;
 	bool			refresh;	/* key refresh pending */
 	unsigned int		keylen;
 	u8			key[TLS_CIPHER_AES_GCM_256_KEY_SIZE];
@@ -60,6 +75,7 @@ struct innova_tls_port {
 	u8			*scratch;	/* engine output ("RX DMA") */
 	struct list_head	flows;
 	atomic_t		fail_next_add;	/* injected firmware errors */
+	enum innova_resync_mode	resync_mode;	/* for new flows */
 	struct work_struct	refresh_work;
 	struct innova_port	*port;
 };
@@ -166,6 +182,7 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	if (!flow)
 		return -ENOMEM;
 	flow->sk = sk;
+	flow->mode = READ_ONCE(tp->resync_mode);
 	flow->keylen = keylen;
 	memcpy(flow->key, key, keylen);
 	memcpy(flow->salt, salt, sizeof(flow->salt));
@@ -195,7 +212,9 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 		goto err_free;
 	}
 
-	tls_offload_rx_resync_set_type(sk, TLS_OFFLOAD_SYNC_TYPE_DRIVER_REQ);
+	tls_offload_rx_resync_set_type(sk, flow->mode == INNOVA_RESYNC_CORE_NEXT_HINT ?
+				       TLS_OFFLOAD_SYNC_TYPE_CORE_NEXT_HINT :
+				       TLS_OFFLOAD_SYNC_TYPE_DRIVER_REQ);
 	*innova_tls_state(tls_get_ctx(sk)) = flow;
 	innova_tls_stat_inc(port, INNOVA_TLS_CTX);
 	return 0;
@@ -256,9 +275,14 @@ static int innova_tls_dev_resync(struct net_device *netdev, struct sock *sk,
 	}
 	rn = be64_to_cpu(get_unaligned((__be64 *)rcd_sn));
 
-	/* DRIVER_REQ: the core echoes our request, header start + 4. */
+	/*
+	 * DRIVER_REQ: the core echoes our request, header start + 4.
+	 * CORE_NEXT_HINT: seq is the start of the record numbered rcd_sn.
+	 */
+	if (flow->mode == INNOVA_RESYNC_DRIVER_REQ)
+		seq -= 4;
 	spin_lock_bh(&tp->lock);
-	err = hw_engine_flow_resync(tp->eng, flow->handle, seq - 4, rn);
+	err = hw_engine_flow_resync(tp->eng, flow->handle, seq, rn);
 	spin_unlock_bh(&tp->lock);
 	trace_innova_tls_resync_confirm(port->index, flow->handle, seq, rn, err);
 
@@ -286,6 +310,9 @@ static void innova_tls_resync_request(struct innova_port *port,
 	struct innova_tls_flow *flow = innova_tls_find(tp, c->flow);
 	struct sock *sk = flow ? flow->sk : NULL;
 
+	/* In CORE_NEXT_HINT mode the core resyncs without being asked. */
+	if (flow && flow->mode != INNOVA_RESYNC_DRIVER_REQ)
+		return;
 	innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_PKT);
 	if (!sk || !tls_is_sk_rx_device_offloaded(sk) ||
 	    *innova_tls_state(tls_get_ctx(sk)) != flow ||
@@ -510,6 +537,47 @@ static ssize_t innova_tls_key_update_write(struct file *file,
 	return err ? err : count;
 }
 
+static ssize_t innova_tls_mode_read(struct file *file, char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	struct innova_tls_port *tp = file->private_data;
+	char buf[32];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%s\n",
+			innova_resync_mode_names[READ_ONCE(tp->resync_mode)]);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t innova_tls_mode_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	struct innova_tls_port *tp = file->private_data;
+	char buf[32];
+	int mode;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	/* sysfs_match_string() ignores a trailing newline, as from echo. */
+	mode = sysfs_match_string(innova_resync_mode_names, buf);
+	if (mode < 0)
+		return mode;
+	WRITE_ONCE(tp->resync_mode, mode);
+	return count;
+}
+
+static const struct file_operations innova_tls_mode_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= innova_tls_mode_read,
+	.write	= innova_tls_mode_write,
+	.llseek	= default_llseek,
+};
+
 static const struct file_operations innova_tls_key_update_fops = {
 	.owner	= THIS_MODULE,
 	.open	= simple_open,
@@ -528,6 +596,8 @@ void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir)
 				   &innova_tls_fail_fops);
 	debugfs_create_file("tls_key_update", 0200, dir, tp,
 			    &innova_tls_key_update_fops);
+	debugfs_create_file("tls_resync_mode", 0644, dir, tp,
+			    &innova_tls_mode_fops);
 }
 
 void innova_tls_engine_stats(struct innova_port *port, struct hw_stats *st)

@@ -12,112 +12,94 @@
 #include <linux/tracepoint.h>
 
 TRACE_EVENT(innova_tls_flow_add,
-	TP_PROTO(int port, u32 handle, u32 start_seq, u64 start_rn,
-		 bool synced, int err),
-	TP_ARGS(port, handle, start_seq, start_rn, synced, err),
-	TP_STRUCT__entry(
-		__field(int, port)
-		__field(u32, handle)
-		__field(u32, start_seq)
-		__field(u64, start_rn)
-		__field(bool, synced)
-		__field(int, err)
-	),
-	TP_fast_assign(
-		__entry->port = port;
-		__entry->handle = handle;
-		__entry->start_seq = start_seq;
-		__entry->start_rn = start_rn;
-		__entry->synced = synced;
-		__entry->err = err;
-	),
-	TP_printk("port%d flow=%u start_seq=%u start_rn=%llu synced=%d err=%d",
-		  __entry->port, __entry->handle, __entry->start_seq,
-		  __entry->start_rn, __entry->synced, __entry->err)
+	    TP_PROTO(int port, u32 handle, u32 start_seq, u64 start_rn,
+		     bool synced, int err),
+	    TP_ARGS(port, handle, start_seq, start_rn, synced, err),
+	    TP_STRUCT__entry(__field(int, port)
+			     __field(u32, handle)
+			     __field(u32, start_seq)
+			     __field(u64, start_rn)
+			     __field(bool, synced)
+			     __field(int, err)),
+	    TP_fast_assign(__entry->port = port;
+			   __entry->handle = handle;
+			   __entry->start_seq = start_seq;
+			   __entry->start_rn = start_rn;
+			   __entry->synced = synced;
+			   __entry->err = err;),
+	    TP_printk("port%d flow=%u start_seq=%u start_rn=%llu synced=%d err=%d",
+		      __entry->port, __entry->handle, __entry->start_seq,
+		      __entry->start_rn, __entry->synced, __entry->err)
 );
 
 TRACE_EVENT(innova_tls_flow_del,
-	TP_PROTO(int port, u32 handle),
-	TP_ARGS(port, handle),
-	TP_STRUCT__entry(
-		__field(int, port)
-		__field(u32, handle)
-	),
-	TP_fast_assign(
-		__entry->port = port;
-		__entry->handle = handle;
-	),
-	TP_printk("port%d flow=%u", __entry->port, __entry->handle)
+	    TP_PROTO(int port, u32 handle),
+	    TP_ARGS(port, handle),
+	    TP_STRUCT__entry(__field(int, port)
+			     __field(u32, handle)),
+	    TP_fast_assign(__entry->port = port;
+			   __entry->handle = handle;),
+	    TP_printk("port%d flow=%u", __entry->port, __entry->handle)
 );
 
 /* A resync request passed to the core (or skipped: issued=0). */
 TRACE_EVENT(innova_tls_resync_req,
-	TP_PROTO(int port, u32 handle, u32 seq, bool issued),
-	TP_ARGS(port, handle, seq, issued),
-	TP_STRUCT__entry(
-		__field(int, port)
-		__field(u32, handle)
-		__field(u32, seq)
-		__field(bool, issued)
-	),
-	TP_fast_assign(
-		__entry->port = port;
-		__entry->handle = handle;
-		__entry->seq = seq;
-		__entry->issued = issued;
-	),
-	TP_printk("port%d flow=%u seq=%u issued=%d", __entry->port,
-		  __entry->handle, __entry->seq, __entry->issued)
+	    TP_PROTO(int port, u32 handle, u32 seq, bool issued),
+	    TP_ARGS(port, handle, seq, issued),
+	    TP_STRUCT__entry(__field(int, port)
+			     __field(u32, handle)
+			     __field(u32, seq)
+			     __field(bool, issued)),
+	    TP_fast_assign(__entry->port = port;
+			   __entry->handle = handle;
+			   __entry->seq = seq;
+			   __entry->issued = issued;),
+	    TP_printk("port%d flow=%u seq=%u issued=%d", __entry->port,
+		      __entry->handle, __entry->seq, __entry->issued)
 );
 
-/* The core's tls_dev_resync, and whether the engine used it. */
+/* The core's tls_dev_resync, and whether the engine used it (err=0). */
 TRACE_EVENT(innova_tls_resync_confirm,
-	TP_PROTO(int port, u32 handle, u32 seq, u64 rn, int err),
-	TP_ARGS(port, handle, seq, rn, err),
-	TP_STRUCT__entry(
-		__field(int, port)
-		__field(u32, handle)
-		__field(u32, seq)
-		__field(u64, rn)
-		__field(int, err)
-	),
-	TP_fast_assign(
-		__entry->port = port;
-		__entry->handle = handle;
-		__entry->seq = seq;
-		__entry->rn = rn;
-		__entry->err = err;
-	),
-	TP_printk("port%d flow=%u seq=%u rcd_sn=%llu err=%d", __entry->port,
-		  __entry->handle, __entry->seq, __entry->rn, __entry->err)
+	    TP_PROTO(int port, u32 handle, u32 seq, u64 rn, int err),
+	    TP_ARGS(port, handle, seq, rn, err),
+	    TP_STRUCT__entry(__field(int, port)
+			     __field(u32, handle)
+			     __field(u32, seq)
+			     __field(u64, rn)
+			     __field(int, err)),
+	    TP_fast_assign(__entry->port = port;
+			   __entry->handle = handle;
+			   __entry->seq = seq;
+			   __entry->rn = rn;
+			   __entry->err = err;),
+	    TP_printk("port%d flow=%u seq=%u rcd_sn=%llu err=%d",
+		      __entry->port, __entry->handle, __entry->seq,
+		      __entry->rn, __entry->err)
 );
 
 /* Per-frame engine events: state changes and authentication failures. */
 TRACE_EVENT(innova_tls_frame_event,
-	TP_PROTO(int port, u32 handle, u32 tcp_seq, u32 events, bool auth_fail),
-	TP_ARGS(port, handle, tcp_seq, events, auth_fail),
-	TP_STRUCT__entry(
-		__field(int, port)
-		__field(u32, handle)
-		__field(u32, tcp_seq)
-		__field(u32, events)
-		__field(bool, auth_fail)
-	),
-	TP_fast_assign(
-		__entry->port = port;
-		__entry->handle = handle;
-		__entry->tcp_seq = tcp_seq;
-		__entry->events = events;
-		__entry->auth_fail = auth_fail;
-	),
-	TP_printk("port%d flow=%u seq=%u auth_fail=%d events=%s%s%s%s%s",
-		  __entry->port, __entry->handle, __entry->tcp_seq,
-		  __entry->auth_fail,
-		  __entry->events & 0x1 ? "key_refresh_needed " : "",
-		  __entry->events & 0x2 ? "sync_lost " : "",
-		  __entry->events & 0x4 ? "synced " : "",
-		  __entry->events & 0x8 ? "key_switched " : "",
-		  __entry->events & 0x10 ? "reorder_recovered" : "")
+	    TP_PROTO(int port, u32 handle, u32 tcp_seq, u32 events,
+		     bool auth_fail),
+	    TP_ARGS(port, handle, tcp_seq, events, auth_fail),
+	    TP_STRUCT__entry(__field(int, port)
+			     __field(u32, handle)
+			     __field(u32, tcp_seq)
+			     __field(u32, events)
+			     __field(bool, auth_fail)),
+	    TP_fast_assign(__entry->port = port;
+			   __entry->handle = handle;
+			   __entry->tcp_seq = tcp_seq;
+			   __entry->events = events;
+			   __entry->auth_fail = auth_fail;),
+	    TP_printk("port%d flow=%u seq=%u auth_fail=%d events=%s%s%s%s%s",
+		      __entry->port, __entry->handle, __entry->tcp_seq,
+		      __entry->auth_fail,
+		      __entry->events & 0x1 ? "key_refresh_needed " : "",
+		      __entry->events & 0x2 ? "sync_lost " : "",
+		      __entry->events & 0x4 ? "synced " : "",
+		      __entry->events & 0x8 ? "key_switched " : "",
+		      __entry->events & 0x10 ? "reorder_recovered" : "")
 );
 
 #endif /* _INNOVA_TRACE_H */

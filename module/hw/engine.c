@@ -331,17 +331,28 @@ struct hw_engine *hw_engine_init(void *mem, size_t size, u32 capacity)
 	return eng;
 }
 
+static inline u32 fnv_bytes(u32 h, const u8 *p, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
 static u32 tuple_hash(const struct hw_flow_tuple *t)
 {
 	/* FNV-1a over the fields that matter */
 	u32 h = 2166136261u;
-	unsigned int n = t->family == 6 ? 16 : 4;
-	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ t->saddr[i]) * 16777619u;
-	for (i = 0; i < n; i++)
-		h = (h ^ t->daddr[i]) * 16777619u;
+	if (t->family == 6) {
+		h = fnv_bytes(h, t->saddr, 16);
+		h = fnv_bytes(h, t->daddr, 16);
+	} else {
+		/* constant length: unrolled */
+		h = fnv_bytes(h, t->saddr, 4);
+		h = fnv_bytes(h, t->daddr, 4);
+	}
 	h = (h ^ (t->sport >> 8)) * 16777619u;
 	h = (h ^ (t->sport & 0xff)) * 16777619u;
 	h = (h ^ (t->dport >> 8)) * 16777619u;
@@ -588,19 +599,57 @@ static void ks_block(struct hw_flow *f, u32 blk)
 	f->ks_valid = true;
 }
 
+/* out[i] = in[i] ^ ks[i], n <= 16; word at a time */
+static void xor_ks(u8 *out, const u8 *in, const u8 *ks, u32 n)
+{
+	u64 a, b;
+	u32 i;
+
+	if (n >= 8) {
+		memcpy(&a, in, 8);
+		memcpy(&b, ks, 8);
+		a ^= b;
+		memcpy(out, &a, 8);
+		in += 8;
+		ks += 8;
+		out += 8;
+		n -= 8;
+		if (n >= 8) {
+			memcpy(&a, in, 8);
+			memcpy(&b, ks, 8);
+			a ^= b;
+			memcpy(out, &a, 8);
+			return;
+		}
+	}
+	if (n >= 4) {
+		u32 v, k;
+
+		memcpy(&v, in, 4);
+		memcpy(&k, ks, 4);
+		v ^= k;
+		memcpy(out, &v, 4);
+		in += 4;
+		ks += 4;
+		out += 4;
+		n -= 4;
+	}
+	for (i = 0; i < n; i++)
+		out[i] = in[i] ^ ks[i];
+}
+
 /* decrypt ciphertext bytes [off, off + n) of the record */
 static void gcm_decrypt(struct hw_flow *f, u32 off, const u8 *in, u8 *out,
 			u32 n)
 {
-	u32 i, whole;
+	u32 whole;
 
 	if (off & 15) {
 		u32 o = off & 15;
 		u32 m = min_u32(16 - o, n);
 
 		ks_block(f, off / 16);
-		for (i = 0; i < m; i++)
-			out[i] = in[i] ^ f->ks[o + i];
+		xor_ks(out, in, f->ks + o, m);
 		off += m;
 		in += m;
 		out += m;
@@ -620,8 +669,7 @@ static void gcm_decrypt(struct hw_flow *f, u32 off, const u8 *in, u8 *out,
 	}
 	if (n) {
 		ks_block(f, off / 16);
-		for (i = 0; i < n; i++)
-			out[i] = in[i] ^ f->ks[i];
+		xor_ks(out, in, f->ks, n);
 	}
 }
 
@@ -1328,43 +1376,55 @@ static void stream_gap(struct rx_ctx *cx, struct hw_flow *f, u32 seq)
 
 static u64 csum_add(u64 sum, const u8 *p, u32 len)
 {
+	u64 a, b, x, y, s1 = 0, c = 0, c1 = 0;
 	u32 v;
-	u16 w = 0;
+	u16 w;
 
-	u64 c = 0;
-
-	/* 64-bit one's complement accumulation: add with end-around carry */
-	while (len >= 32) {
-		u64 a, b, x, y;
-
+	/*
+	 * 64-bit one's complement accumulation: add with end-around carry,
+	 * the carries counted in c (each worth 2^64 = 1 mod 2^16 - 1).  Two
+	 * independent accumulators halve the add-with-carry dependency chain.
+	 */
+	while (len >= 64) {
 		memcpy(&a, p, 8);
 		memcpy(&b, p + 8, 8);
 		memcpy(&x, p + 16, 8);
 		memcpy(&y, p + 24, 8);
 		sum += a;
 		c += sum < a;
-		sum += b;
-		c += sum < b;
+		s1 += b;
+		c1 += s1 < b;
 		sum += x;
 		c += sum < x;
-		sum += y;
-		c += sum < y;
-		p += 32;
-		len -= 32;
+		s1 += y;
+		c1 += s1 < y;
+		memcpy(&a, p + 32, 8);
+		memcpy(&b, p + 40, 8);
+		memcpy(&x, p + 48, 8);
+		memcpy(&y, p + 56, 8);
+		sum += a;
+		c += sum < a;
+		s1 += b;
+		c1 += s1 < b;
+		sum += x;
+		c += sum < x;
+		s1 += y;
+		c1 += s1 < y;
+		p += 64;
+		len -= 64;
+	}
+	sum += s1;
+	c += c1 + (sum < s1);
+	while (len >= 8) {
+		memcpy(&a, p, 8);
+		sum += a;
+		c += sum < a;
+		p += 8;
+		len -= 8;
 	}
 	/* fold into 32 bits so the narrower adds below cannot overflow */
 	sum = (sum & 0xffffffffu) + (sum >> 32) + c;
-	while (len >= 16) {
-		u64 a, b;
-
-		memcpy(&a, p, 8);
-		memcpy(&b, p + 8, 8);
-		sum += (a & 0xffffffffu) + (a >> 32) + (b & 0xffffffffu) +
-		       (b >> 32);
-		p += 16;
-		len -= 16;
-	}
-	while (len >= 4) {
+	if (len >= 4) {
 		memcpy(&v, p, 4);
 		sum += v;
 		p += 4;
@@ -1382,6 +1442,15 @@ static u64 csum_add(u64 sum, const u8 *p, u32 len)
 		sum += w;
 	}
 	return sum;
+}
+
+/* native-endian 32-bit load, no alignment assumption */
+static inline u32 load32_ne(const u8 *p)
+{
+	u32 v;
+
+	memcpy(&v, p, 4);
+	return v;
 }
 
 static u16 csum_fold(u64 sum)
@@ -1438,7 +1507,8 @@ static int parse_frame(const u8 *fr, u32 len, struct parsed *p, bool *csum_ok)
 		memcpy(p->t.daddr, ip + 16, 4);
 		p->l4 = off + ihl;
 		p->l4len = tot - ihl;
-		sum = csum_add(0, ip + 12, 8);
+		/* pseudo header addresses, as two native 32-bit words */
+		sum = (u64)load32_ne(ip + 12) + load32_ne(ip + 16);
 	} else if (et == 0x86dd) {
 		const u8 *ip = fr + off;
 		u32 pl;
@@ -1470,7 +1540,7 @@ static int parse_frame(const u8 *fr, u32 len, struct parsed *p, bool *csum_ok)
 	ph[0] = 0;
 	ph[1] = 6;
 	hw_put_be16(ph + 2, (u16)p->l4len);
-	sum = csum_add(sum, ph, 4);
+	sum += load32_ne(ph);
 	sum = csum_add(sum, fr + p->l4, p->l4len);
 	*csum_ok = csum_fold(sum) == 0xffff;
 	/* payload: [l4 + doff, l4 + l4len) */

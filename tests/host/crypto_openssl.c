@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host crypto backend for the Innova engine: OpenSSL libcrypto (EVP) for AES
- * (ECB single blocks, CTR keystream), GHASH with PCLMULQDQ (4-block
- * aggregated reduction) or a portable bitwise fallback.
+ * (ECB single blocks, CTR keystream) or AES-NI, GHASH with PCLMULQDQ
+ * (8-block aggregated Karatsuba, one reduction per 8 blocks) or a portable
+ * bitwise fallback.  HW_NO_AESNI / HW_NO_CLMUL force the fallbacks.
  */
 #include <stdlib.h>
 #include <openssl/evp.h>
@@ -14,10 +15,15 @@ struct hw_crypto_key {
 	EVP_CIPHER_CTX *ecb;
 	EVP_CIPHER_CTX *ctr;
 	u8 h[16];		/* H in GCM byte order */
-	__m128i hp[8];		/* H^1..H^8, byte-reflected, for PCLMUL */
+	__m128i hp[8];		/* H^1..H^8 * y, byte-reflected, for PCLMUL */
+	__m128i hk[8];		/* hi ^ lo of hp[i] (Karatsuba) */
+	__m128i kp[4];		/* kp[j] = hk[7 - 2j] (lo) | hk[6 - 2j] (hi) */
+	__m128i rk[15];		/* AES-NI encryption schedule */
+	int nr;			/* AES rounds: 10 or 14 */
 	u8 next_ctr[16];	/* counter the CTR context continues at */
 	int ctr_live;
-	int clmul;
+	int clmul;		/* PCLMUL GHASH (needs AVX) */
+	int aesni;		/* AES-NI block + CTR (needs AVX) */
 };
 
 /* test hook: make the next hw_crypto_key_new() fail with -ENOMEM */
@@ -48,8 +54,18 @@ static void gf_mul_ref(u8 x[16], const u8 y[16])
 	memcpy(x, z, 16);
 }
 
-/* ---- PCLMUL GHASH (operands byte-reflected) ---- */
-#define TGT __attribute__((target("pclmul,sse4.1,ssse3")))
+/*
+ * ---- AES-NI / PCLMUL fast path (VEX-encoded: needs AVX) ----
+ *
+ * GHASH works on byte-reflected operands (bswap of the GCM block), where
+ * the carry-less product of two elements is the field product times y^-127
+ * modulo the reversed polynomial P' = y^128 + y^127 + y^126 + y^121 + 1
+ * (y = 1/x).  Storing every power of H pre-multiplied by y turns that into
+ * a Montgomery product (times y^-128), reduced 64 bits at a time by
+ * clmul(low word, 0xc2 << 56) because P' = 1 mod y^64.  Products use
+ * Karatsuba (3 multiplies); eight blocks are aggregated per reduction.
+ */
+#define TGT __attribute__((target("aes,pclmul,avx,sse4.1,ssse3")))
 
 TGT static inline __m128i bswap128(__m128i x)
 {
@@ -58,115 +74,360 @@ TGT static inline __m128i bswap128(__m128i x)
 	return _mm_shuffle_epi8(x, m);
 }
 
-TGT static inline void clmul_acc(__m128i a, __m128i b, __m128i *lo,
-				 __m128i *mid, __m128i *hi)
+/* Karatsuba accumulate: a * (h, hk = h.hi ^ h.lo in both halves) */
+TGT static inline void kmul_acc(__m128i a, __m128i h, __m128i hk,
+				__m128i *lo, __m128i *mid, __m128i *hi)
 {
-	*lo = _mm_xor_si128(*lo, _mm_clmulepi64_si128(a, b, 0x00));
-	*hi = _mm_xor_si128(*hi, _mm_clmulepi64_si128(a, b, 0x11));
-	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(a, b, 0x10));
-	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(a, b, 0x01));
+	__m128i ak = _mm_xor_si128(a, _mm_shuffle_epi32(a, 0x4e));
+
+	*lo = _mm_xor_si128(*lo, _mm_clmulepi64_si128(a, h, 0x00));
+	*hi = _mm_xor_si128(*hi, _mm_clmulepi64_si128(a, h, 0x11));
+	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(ak, hk, 0x00));
 }
 
-/* reduce the 256-bit product (lo, mid, hi) modulo the GCM polynomial */
-TGT static inline __m128i clmul_reduce(__m128i t3, __m128i t4, __m128i t6)
+/* Montgomery-reduce the Karatsuba triple (lo, mid, hi) to 128 bits */
+TGT static inline __m128i kreduce(__m128i lo, __m128i mid, __m128i hi)
 {
-	__m128i t2, t5, t7, t8, t9;
+	const __m128i poly = _mm_set_epi64x(0, (long long)0xc200000000000000ull);
+	__m128i t;
 
-	t5 = _mm_slli_si128(t4, 8);
-	t4 = _mm_srli_si128(t4, 8);
-	t3 = _mm_xor_si128(t3, t5);
-	t6 = _mm_xor_si128(t6, t4);
-	/* shift the 256-bit value left by one (bit reflection) */
-	t7 = _mm_srli_epi32(t3, 31);
-	t8 = _mm_srli_epi32(t6, 31);
-	t3 = _mm_slli_epi32(t3, 1);
-	t6 = _mm_slli_epi32(t6, 1);
-	t9 = _mm_srli_si128(t7, 12);
-	t8 = _mm_slli_si128(t8, 4);
-	t7 = _mm_slli_si128(t7, 4);
-	t3 = _mm_or_si128(t3, t7);
-	t6 = _mm_or_si128(t6, t8);
-	t6 = _mm_or_si128(t6, t9);
-	/* reduction */
-	t7 = _mm_slli_epi32(t3, 31);
-	t8 = _mm_slli_epi32(t3, 30);
-	t9 = _mm_slli_epi32(t3, 25);
-	t7 = _mm_xor_si128(t7, t8);
-	t7 = _mm_xor_si128(t7, t9);
-	t8 = _mm_srli_si128(t7, 4);
-	t7 = _mm_slli_si128(t7, 12);
-	t3 = _mm_xor_si128(t3, t7);
-	t2 = _mm_srli_epi32(t3, 1);
-	t4 = _mm_srli_epi32(t3, 2);
-	t5 = _mm_srli_epi32(t3, 7);
-	t2 = _mm_xor_si128(t2, t4);
-	t2 = _mm_xor_si128(t2, t5);
-	t2 = _mm_xor_si128(t2, t8);
-	t3 = _mm_xor_si128(t3, t2);
-	return _mm_xor_si128(t6, t3);
+	mid = _mm_xor_si128(mid, _mm_xor_si128(lo, hi));
+	lo = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
+	hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
+	t = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4e),
+			  _mm_clmulepi64_si128(lo, poly, 0x00));
+	t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e),
+			  _mm_clmulepi64_si128(t, poly, 0x00));
+	return _mm_xor_si128(hi, t);
 }
 
+TGT static inline __m128i hkey(__m128i h)
+{
+	return _mm_xor_si128(_mm_unpacklo_epi64(h, h), _mm_unpackhi_epi64(h, h));
+}
+
+/* a * b' (b' = b * y): the GHASH product of a and b */
 TGT static __m128i gfmul(__m128i a, __m128i b)
 {
 	__m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
 
-	clmul_acc(a, b, &lo, &mid, &hi);
-	return clmul_reduce(lo, mid, hi);
+	kmul_acc(a, b, hkey(b), &lo, &mid, &hi);
+	return kreduce(lo, mid, hi);
 }
 
 TGT static void ghash_clmul_setup(struct hw_crypto_key *k)
 {
 	__m128i h = bswap128(_mm_loadu_si128((const __m128i *)k->h));
+	__m128i carry = _mm_srai_epi32(_mm_shuffle_epi32(h, 0xff), 31);
+	const __m128i p = _mm_set_epi64x((long long)0xc200000000000000ull, 1);
+	int i;
 
+	/* h' = h * y mod P': shift left by one, conditionally add P' */
+	h = _mm_or_si128(_mm_slli_epi64(h, 1),
+			 _mm_srli_epi64(_mm_slli_si128(h, 8), 63));
+	h = _mm_xor_si128(h, _mm_and_si128(carry, p));
 	k->hp[0] = h;
-	k->hp[1] = gfmul(h, h);
-	for (int i = 2; i < 8; i++)
+	for (i = 1; i < 8; i++)
 		k->hp[i] = gfmul(k->hp[i - 1], h);
+	for (i = 0; i < 8; i++)
+		k->hk[i] = hkey(k->hp[i]);
+	for (i = 0; i < 4; i++)
+		k->kp[i] = _mm_unpacklo_epi64(k->hk[7 - 2 * i],
+					      k->hk[6 - 2 * i]);
+}
+
+/* Karatsuba middle products of two blocks at once (kp: both hi ^ lo) */
+TGT static inline void kmul2_mid(__m128i a, __m128i b, __m128i kp,
+				 __m128i *mid)
+{
+	__m128i t = _mm_xor_si128(_mm_unpacklo_epi64(a, b),
+				  _mm_unpackhi_epi64(a, b));
+
+	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(t, kp, 0x00));
+	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(t, kp, 0x11));
+}
+
+TGT static inline void kmul_lohi(__m128i a, __m128i h, __m128i *lo,
+				 __m128i *hi)
+{
+	*lo = _mm_xor_si128(*lo, _mm_clmulepi64_si128(a, h, 0x00));
+	*hi = _mm_xor_si128(*hi, _mm_clmulepi64_si128(a, h, 0x11));
 }
 
 TGT static void ghash_clmul(struct hw_crypto_key *k, u8 state[16],
 			    const u8 *d, unsigned int nb)
 {
+	const __m128i *hp = k->hp, *hk = k->hk;
+	const __m128i bs = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+					12, 13, 14, 15);
 	__m128i y = bswap128(_mm_loadu_si128((const __m128i *)state));
 
 	while (nb >= 8) {
 		__m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
-		int i;
+		const struct hw_crypto_key *kk = k;
+		__m128i x0, x1;
 
-		for (i = 0; i < 8; i++) {
-			__m128i x = bswap128(_mm_loadu_si128(
-					(const __m128i *)(d + 16 * i)));
-
-			if (!i)
-				x = _mm_xor_si128(x, y);
-			clmul_acc(x, k->hp[7 - i], &lo, &mid, &hi);
-		}
-		y = clmul_reduce(lo, mid, hi);
+		/* keep the key powers as memory operands, not stack spills */
+		__asm__("" : "+r"(kk));
+#define GH_PAIR(i)							\
+		x0 = _mm_shuffle_epi8(_mm_loadu_si128(			\
+			(const __m128i *)(d + 32 * (i))), bs);		\
+		x1 = _mm_shuffle_epi8(_mm_loadu_si128(			\
+			(const __m128i *)(d + 32 * (i) + 16)), bs);	\
+		if (!(i))						\
+			x0 = _mm_xor_si128(x0, y);			\
+		kmul_lohi(x0, kk->hp[7 - 2 * (i)], &lo, &hi);		\
+		kmul_lohi(x1, kk->hp[6 - 2 * (i)], &lo, &hi);		\
+		kmul2_mid(x0, x1, kk->kp[i], &mid);			\
+		/* no reassociation across pairs: keeps 16 xmm enough */ \
+		__asm__("" : "+x"(lo), "+x"(mid), "+x"(hi))
+		GH_PAIR(0);
+		GH_PAIR(1);
+		GH_PAIR(2);
+		GH_PAIR(3);
+#undef GH_PAIR
+		y = kreduce(lo, mid, hi);
 		d += 128;
 		nb -= 8;
 	}
-	while (nb >= 4) {
-		__m128i x0 = bswap128(_mm_loadu_si128((const __m128i *)d));
-		__m128i x1 = bswap128(_mm_loadu_si128((const __m128i *)(d + 16)));
-		__m128i x2 = bswap128(_mm_loadu_si128((const __m128i *)(d + 32)));
-		__m128i x3 = bswap128(_mm_loadu_si128((const __m128i *)(d + 48)));
+	if (nb) {
 		__m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
+		unsigned int i;
 
-		clmul_acc(_mm_xor_si128(y, x0), k->hp[3], &lo, &mid, &hi);
-		clmul_acc(x1, k->hp[2], &lo, &mid, &hi);
-		clmul_acc(x2, k->hp[1], &lo, &mid, &hi);
-		clmul_acc(x3, k->hp[0], &lo, &mid, &hi);
-		y = clmul_reduce(lo, mid, hi);
-		d += 64;
-		nb -= 4;
-	}
-	while (nb--) {
-		__m128i x = bswap128(_mm_loadu_si128((const __m128i *)d));
+		/* the remaining 1..7 blocks, aggregated with H^nb..H^1 */
+		for (i = 0; i < nb; i++) {
+			__m128i x = _mm_shuffle_epi8(_mm_loadu_si128(
+					(const __m128i *)(d + 16 * i)), bs);
 
-		y = gfmul(_mm_xor_si128(y, x), k->hp[0]);
-		d += 16;
+			if (!i)
+				x = _mm_xor_si128(x, y);
+			kmul_acc(x, hp[nb - 1 - i], hk[nb - 1 - i], &lo, &mid,
+				 &hi);
+		}
+		y = kreduce(lo, mid, hi);
 	}
 	_mm_storeu_si128((__m128i *)state, bswap128(y));
+}
+
+/* AES key schedules (encryption only) with AESKEYGENASSIST */
+TGT static inline __m128i ks_mix(__m128i k, __m128i t)
+{
+	k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
+	k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
+	k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
+	return _mm_xor_si128(k, t);
+}
+
+#define KS128(i, rcon)							\
+	(rk[i] = ks_mix(rk[(i) - 1], _mm_shuffle_epi32(			\
+		_mm_aeskeygenassist_si128(rk[(i) - 1], rcon), 0xff)))
+
+TGT static void aesni_expand(struct hw_crypto_key *k, const u8 *key,
+			     unsigned int keylen)
+{
+	__m128i *rk = k->rk;
+
+	rk[0] = _mm_loadu_si128((const __m128i *)key);
+	if (keylen == 16) {
+		k->nr = 10;
+		KS128(1, 0x01);
+		KS128(2, 0x02);
+		KS128(3, 0x04);
+		KS128(4, 0x08);
+		KS128(5, 0x10);
+		KS128(6, 0x20);
+		KS128(7, 0x40);
+		KS128(8, 0x80);
+		KS128(9, 0x1b);
+		KS128(10, 0x36);
+		return;
+	}
+	k->nr = 14;
+	rk[1] = _mm_loadu_si128((const __m128i *)(key + 16));
+#define KS256(i, rcon)							\
+	do {								\
+		rk[i] = ks_mix(rk[(i) - 2], _mm_shuffle_epi32(		\
+			_mm_aeskeygenassist_si128(rk[(i) - 1], rcon), 0xff)); \
+		if ((i) + 1 <= 14)					\
+			rk[(i) + 1] = ks_mix(rk[(i) - 1], _mm_shuffle_epi32( \
+				_mm_aeskeygenassist_si128(rk[i], 0), 0xaa)); \
+	} while (0)
+	KS256(2, 0x01);
+	KS256(4, 0x02);
+	KS256(6, 0x04);
+	KS256(8, 0x08);
+	KS256(10, 0x10);
+	KS256(12, 0x20);
+	rk[14] = ks_mix(rk[12], _mm_shuffle_epi32(
+		_mm_aeskeygenassist_si128(rk[13], 0x40), 0xff));
+#undef KS256
+}
+
+TGT static inline __m128i aesni_enc1(const struct hw_crypto_key *k, __m128i b)
+{
+	const __m128i *rk = k->rk;
+
+	b = _mm_xor_si128(b, rk[0]);
+	b = _mm_aesenc_si128(b, rk[1]);
+	b = _mm_aesenc_si128(b, rk[2]);
+	b = _mm_aesenc_si128(b, rk[3]);
+	b = _mm_aesenc_si128(b, rk[4]);
+	b = _mm_aesenc_si128(b, rk[5]);
+	b = _mm_aesenc_si128(b, rk[6]);
+	b = _mm_aesenc_si128(b, rk[7]);
+	b = _mm_aesenc_si128(b, rk[8]);
+	b = _mm_aesenc_si128(b, rk[9]);
+	if (k->nr > 10) {
+		b = _mm_aesenc_si128(b, rk[10]);
+		b = _mm_aesenc_si128(b, rk[11]);
+		b = _mm_aesenc_si128(b, rk[12]);
+		b = _mm_aesenc_si128(b, rk[13]);
+	}
+	return _mm_aesenclast_si128(b, rk[k->nr]);
+}
+
+TGT static void aesni_block(const struct hw_crypto_key *k, const u8 *in,
+			    u8 *out)
+{
+	_mm_storeu_si128((__m128i *)out,
+			 aesni_enc1(k, _mm_loadu_si128((const __m128i *)in)));
+}
+
+/* keystream block b (before the last round) XOR input block i */
+#define AES_OUT(i, b)							\
+	_mm_storeu_si128((__m128i *)(out + 16 * (i)),		\
+		_mm_xor_si128(_mm_aesenclast_si128(b, r),	\
+			_mm_loadu_si128((const __m128i *)(in + 16 * (i)))))
+
+/* CTR, 8 blocks in flight; the counter is inc32 on the last 4 bytes */
+TGT static void aesni_ctr(const struct hw_crypto_key *k, const u8 ctr[16],
+			  const u8 *in, u8 *out, unsigned int len)
+{
+	const __m128i *rk = k->rk;
+	const __m128i one = _mm_set_epi32(0, 0, 0, 1);
+	const __m128i eight = _mm_set_epi32(0, 0, 0, 8);
+	__m128i c = bswap128(_mm_loadu_si128((const __m128i *)ctr));
+	const int nr = k->nr;
+
+	while (len >= 128) {
+		__m128i b0, b1, b2, b3, b4, b5, b6, b7, r;
+
+		b0 = _mm_xor_si128(bswap128(c), rk[0]);
+		b1 = _mm_xor_si128(bswap128(_mm_add_epi32(c, one)), rk[0]);
+		b2 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
+				_mm_set_epi32(0, 0, 0, 2))), rk[0]);
+		b3 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
+				_mm_set_epi32(0, 0, 0, 3))), rk[0]);
+		b4 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
+				_mm_set_epi32(0, 0, 0, 4))), rk[0]);
+		b5 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
+				_mm_set_epi32(0, 0, 0, 5))), rk[0]);
+		b6 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
+				_mm_set_epi32(0, 0, 0, 6))), rk[0]);
+		b7 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
+				_mm_set_epi32(0, 0, 0, 7))), rk[0]);
+		c = _mm_add_epi32(c, eight);
+#define AES_RND(i)							\
+		r = rk[i];						\
+		b0 = _mm_aesenc_si128(b0, r);				\
+		b1 = _mm_aesenc_si128(b1, r);				\
+		b2 = _mm_aesenc_si128(b2, r);				\
+		b3 = _mm_aesenc_si128(b3, r);				\
+		b4 = _mm_aesenc_si128(b4, r);				\
+		b5 = _mm_aesenc_si128(b5, r);				\
+		b6 = _mm_aesenc_si128(b6, r);				\
+		b7 = _mm_aesenc_si128(b7, r)
+		AES_RND(1);
+		AES_RND(2);
+		AES_RND(3);
+		AES_RND(4);
+		AES_RND(5);
+		AES_RND(6);
+		AES_RND(7);
+		AES_RND(8);
+		AES_RND(9);
+		if (nr > 10) {
+			AES_RND(10);
+			AES_RND(11);
+			AES_RND(12);
+			AES_RND(13);
+		}
+#undef AES_RND
+		r = rk[nr];
+		AES_OUT(0, b0);
+		AES_OUT(1, b1);
+		AES_OUT(2, b2);
+		AES_OUT(3, b3);
+		AES_OUT(4, b4);
+		AES_OUT(5, b5);
+		AES_OUT(6, b6);
+		AES_OUT(7, b7);
+		in += 128;
+		out += 128;
+		len -= 128;
+	}
+	if (len >= 64) {
+		__m128i b0, b1, b2, b3, r;
+
+		b0 = _mm_xor_si128(bswap128(c), rk[0]);
+		b1 = _mm_xor_si128(bswap128(_mm_add_epi32(c, one)), rk[0]);
+		b2 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
+				_mm_set_epi32(0, 0, 0, 2))), rk[0]);
+		b3 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
+				_mm_set_epi32(0, 0, 0, 3))), rk[0]);
+		c = _mm_add_epi32(c, _mm_set_epi32(0, 0, 0, 4));
+#define AES_RND(i)							\
+		r = rk[i];						\
+		b0 = _mm_aesenc_si128(b0, r);				\
+		b1 = _mm_aesenc_si128(b1, r);				\
+		b2 = _mm_aesenc_si128(b2, r);				\
+		b3 = _mm_aesenc_si128(b3, r)
+		AES_RND(1);
+		AES_RND(2);
+		AES_RND(3);
+		AES_RND(4);
+		AES_RND(5);
+		AES_RND(6);
+		AES_RND(7);
+		AES_RND(8);
+		AES_RND(9);
+		if (nr > 10) {
+			AES_RND(10);
+			AES_RND(11);
+			AES_RND(12);
+			AES_RND(13);
+		}
+#undef AES_RND
+		r = rk[nr];
+		AES_OUT(0, b0);
+		AES_OUT(1, b1);
+		AES_OUT(2, b2);
+		AES_OUT(3, b3);
+		in += 64;
+		out += 64;
+		len -= 64;
+	}
+#undef AES_OUT
+	while (len) {
+		__m128i ks = aesni_enc1(k, bswap128(c));
+
+		c = _mm_add_epi32(c, one);
+		if (len >= 16) {
+			_mm_storeu_si128((__m128i *)out, _mm_xor_si128(ks,
+				_mm_loadu_si128((const __m128i *)in)));
+			in += 16;
+			out += 16;
+			len -= 16;
+		} else {
+			u8 kb[16];
+			unsigned int j;
+
+			_mm_storeu_si128((__m128i *)kb, ks);
+			for (j = 0; j < len; j++)
+				out[j] = in[j] ^ kb[j];
+			len = 0;
+		}
+	}
 }
 
 /* ---- interface ---- */
@@ -175,6 +436,10 @@ void hw_crypto_aes_block(struct hw_crypto_key *k, const u8 in[16], u8 out[16])
 {
 	int outl;
 
+	if (k->aesni) {
+		aesni_block(k, in, out);
+		return;
+	}
 	EVP_EncryptUpdate(k->ecb, out, &outl, in, 16);
 }
 
@@ -184,6 +449,10 @@ void hw_crypto_ctr_xor(struct hw_crypto_key *k, const u8 ctr[16],
 	int outl;
 	u32 c;
 
+	if (k->aesni) {
+		aesni_ctr(k, ctr, in, out, len);
+		return;
+	}
 	/* consecutive frames of a record continue the same counter run */
 	if (!k->ctr_live || memcmp(ctr, k->next_ctr, 16) || (len & 15))
 		EVP_EncryptInit_ex(k->ctr, NULL, NULL, NULL, ctr);
@@ -215,7 +484,8 @@ int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 {
 	const EVP_CIPHER *ecb, *ctr;
 	struct hw_crypto_key *k;
-	u8 zero[16] = { 0 };
+	u8 zero[16] = { 0 }, chk[16];
+	int simd;
 
 	if (keylen == 16) {
 		ecb = EVP_aes_128_ecb();
@@ -243,8 +513,15 @@ int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 	}
 	EVP_CIPHER_CTX_set_padding(k->ecb, 0);
 	hw_crypto_aes_block(k, zero, k->h);
-	k->clmul = __builtin_cpu_supports("pclmul") &&
-		   __builtin_cpu_supports("ssse3") && !getenv("HW_NO_CLMUL");
+	simd = __builtin_cpu_supports("avx") && __builtin_cpu_supports("aes") &&
+	       __builtin_cpu_supports("pclmul");
+	if (simd && !getenv("HW_NO_AESNI")) {
+		aesni_expand(k, key, keylen);
+		/* self-check the schedule against OpenSSL: H = E_K(0) */
+		aesni_block(k, zero, chk);
+		k->aesni = !memcmp(chk, k->h, 16);
+	}
+	k->clmul = simd && !getenv("HW_NO_CLMUL");
 	if (k->clmul)
 		ghash_clmul_setup(k);
 	*out = k;
