@@ -18,7 +18,7 @@ GUEST_TIMEOUT ?= 1500
 export KVER
 
 .PHONY: all deps module userspace image stage guest shell test demo check \
-	fuzz bench host-test clean install modules_install load insmod
+	fuzz bench soak host-test clean install modules_install load insmod
 
 all: module userspace
 
@@ -73,6 +73,12 @@ test: deps
 demo: deps image stage
 	@$(ROOT)/qemu-image/run-guest.sh --timeout $(GUEST_TIMEOUT) $(VMLINUZ) $(BASE_CPIO) $(STAGE) \
 		'sh /innova/tests/guest/demo.sh'
+
+# Long guest soak (not part of make test): the fault, rekey and teardown
+# tests with bigger transfers and 100 teardown rounds.
+soak: deps image stage
+	@$(ROOT)/qemu-image/run-guest.sh --timeout 7200 $(VMLINUZ) $(BASE_CPIO) $(STAGE) \
+		"GUEST_TESTS='4[1-6]*' BYTES=64M ROUNDS=100 sh /innova/tests/guest/run-suite.sh"
 
 fuzz:
 	$(MAKE) -C tests/host fuzz BUILD=$(BUILD)

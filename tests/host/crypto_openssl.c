@@ -88,7 +88,8 @@ TGT static inline void kmul_acc(__m128i a, __m128i h, __m128i hk,
 /* Montgomery-reduce the Karatsuba triple (lo, mid, hi) to 128 bits */
 TGT static inline __m128i kreduce(__m128i lo, __m128i mid, __m128i hi)
 {
-	const __m128i poly = _mm_set_epi64x(0, (long long)0xc200000000000000ull);
+	/* 0xc2 << 56 (as a signed 64-bit lane) */
+	const __m128i poly = _mm_set_epi64x(0, -0x3e00000000000000LL);
 	__m128i t;
 
 	mid = _mm_xor_si128(mid, _mm_xor_si128(lo, hi));
@@ -119,7 +120,8 @@ TGT static void ghash_clmul_setup(struct hw_crypto_key *k)
 {
 	__m128i h = bswap128(_mm_loadu_si128((const __m128i *)k->h));
 	__m128i carry = _mm_srai_epi32(_mm_shuffle_epi32(h, 0xff), 31);
-	const __m128i p = _mm_set_epi64x((long long)0xc200000000000000ull, 1);
+	/* P' without y^128: 0xc2 << 56 : 1 */
+	const __m128i p = _mm_set_epi64x(-0x3e00000000000000LL, 1);
 	int i;
 
 	/* h' = h * y mod P': shift left by one, conditionally add P' */
@@ -154,38 +156,43 @@ TGT static inline void kmul_lohi(__m128i a, __m128i h, __m128i *lo,
 	*hi = _mm_xor_si128(*hi, _mm_clmulepi64_si128(a, h, 0x11));
 }
 
+TGT static inline __m128i load_bs(const u8 *p)
+{
+	return bswap128(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* blocks 2i, 2i + 1 of an 8-block group (y folded into block 0) */
+TGT static inline void gh_pair(const struct hw_crypto_key *kk, const u8 *d,
+			       int i, __m128i y, __m128i *lo, __m128i *mid,
+			       __m128i *hi)
+{
+	__m128i x0 = load_bs(d + 32 * i), x1 = load_bs(d + 32 * i + 16);
+
+	if (!i)
+		x0 = _mm_xor_si128(x0, y);
+	kmul_lohi(x0, kk->hp[7 - 2 * i], lo, hi);
+	kmul_lohi(x1, kk->hp[6 - 2 * i], lo, hi);
+	kmul2_mid(x0, x1, kk->kp[i], mid);
+	/* no reassociation across pairs: 16 xmm registers stay enough */
+	__asm__("" : "+x"(*lo), "+x"(*mid), "+x"(*hi));
+}
+
 TGT static void ghash_clmul(struct hw_crypto_key *k, u8 state[16],
 			    const u8 *d, unsigned int nb)
 {
 	const __m128i *hp = k->hp, *hk = k->hk;
-	const __m128i bs = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-					12, 13, 14, 15);
 	__m128i y = bswap128(_mm_loadu_si128((const __m128i *)state));
 
 	while (nb >= 8) {
 		__m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
 		const struct hw_crypto_key *kk = k;
-		__m128i x0, x1;
 
 		/* keep the key powers as memory operands, not stack spills */
 		__asm__("" : "+r"(kk));
-#define GH_PAIR(i)							\
-		x0 = _mm_shuffle_epi8(_mm_loadu_si128(			\
-			(const __m128i *)(d + 32 * (i))), bs);		\
-		x1 = _mm_shuffle_epi8(_mm_loadu_si128(			\
-			(const __m128i *)(d + 32 * (i) + 16)), bs);	\
-		if (!(i))						\
-			x0 = _mm_xor_si128(x0, y);			\
-		kmul_lohi(x0, kk->hp[7 - 2 * (i)], &lo, &hi);		\
-		kmul_lohi(x1, kk->hp[6 - 2 * (i)], &lo, &hi);		\
-		kmul2_mid(x0, x1, kk->kp[i], &mid);			\
-		/* no reassociation across pairs: keeps 16 xmm enough */ \
-		__asm__("" : "+x"(lo), "+x"(mid), "+x"(hi))
-		GH_PAIR(0);
-		GH_PAIR(1);
-		GH_PAIR(2);
-		GH_PAIR(3);
-#undef GH_PAIR
+		gh_pair(kk, d, 0, y, &lo, &mid, &hi);
+		gh_pair(kk, d, 1, y, &lo, &mid, &hi);
+		gh_pair(kk, d, 2, y, &lo, &mid, &hi);
+		gh_pair(kk, d, 3, y, &lo, &mid, &hi);
 		y = kreduce(lo, mid, hi);
 		d += 128;
 		nb -= 8;
@@ -196,8 +203,7 @@ TGT static void ghash_clmul(struct hw_crypto_key *k, u8 state[16],
 
 		/* the remaining 1..7 blocks, aggregated with H^nb..H^1 */
 		for (i = 0; i < nb; i++) {
-			__m128i x = _mm_shuffle_epi8(_mm_loadu_si128(
-					(const __m128i *)(d + 16 * i)), bs);
+			__m128i x = load_bs(d + 16 * i);
 
 			if (!i)
 				x = _mm_xor_si128(x, y);
@@ -225,7 +231,7 @@ TGT static inline __m128i ks_mix(__m128i k, __m128i t)
 TGT static void aesni_expand(struct hw_crypto_key *k, const u8 *key,
 			     unsigned int keylen)
 {
-	__m128i *rk = k->rk;
+	__m128i *rk = k->rk, t;
 
 	rk[0] = _mm_loadu_si128((const __m128i *)key);
 	if (keylen == 16) {
@@ -258,8 +264,8 @@ TGT static void aesni_expand(struct hw_crypto_key *k, const u8 *key,
 	KS256(8, 0x08);
 	KS256(10, 0x10);
 	KS256(12, 0x20);
-	rk[14] = ks_mix(rk[12], _mm_shuffle_epi32(
-		_mm_aeskeygenassist_si128(rk[13], 0x40), 0xff));
+	t = _mm_aeskeygenassist_si128(rk[13], 0x40);
+	rk[14] = ks_mix(rk[12], _mm_shuffle_epi32(t, 0xff));
 #undef KS256
 }
 
@@ -299,6 +305,13 @@ TGT static void aesni_block(const struct hw_crypto_key *k, const u8 *in,
 		_mm_xor_si128(_mm_aesenclast_si128(b, r),	\
 			_mm_loadu_si128((const __m128i *)(in + 16 * (i)))))
 
+/* round-0 state of counter block c + n (c byte-reflected) */
+TGT static inline __m128i ctr_blk(__m128i c, int n, __m128i rk0)
+{
+	return _mm_xor_si128(bswap128(_mm_add_epi32(c,
+				_mm_set_epi32(0, 0, 0, n))), rk0);
+}
+
 /* CTR, 8 blocks in flight; the counter is inc32 on the last 4 bytes */
 TGT static void aesni_ctr(const struct hw_crypto_key *k, const u8 ctr[16],
 			  const u8 *in, u8 *out, unsigned int len)
@@ -312,31 +325,27 @@ TGT static void aesni_ctr(const struct hw_crypto_key *k, const u8 ctr[16],
 	while (len >= 128) {
 		__m128i b0, b1, b2, b3, b4, b5, b6, b7, r;
 
-		b0 = _mm_xor_si128(bswap128(c), rk[0]);
-		b1 = _mm_xor_si128(bswap128(_mm_add_epi32(c, one)), rk[0]);
-		b2 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
-				_mm_set_epi32(0, 0, 0, 2))), rk[0]);
-		b3 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
-				_mm_set_epi32(0, 0, 0, 3))), rk[0]);
-		b4 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
-				_mm_set_epi32(0, 0, 0, 4))), rk[0]);
-		b5 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
-				_mm_set_epi32(0, 0, 0, 5))), rk[0]);
-		b6 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
-				_mm_set_epi32(0, 0, 0, 6))), rk[0]);
-		b7 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
-				_mm_set_epi32(0, 0, 0, 7))), rk[0]);
+		b0 = ctr_blk(c, 0, rk[0]);
+		b1 = ctr_blk(c, 1, rk[0]);
+		b2 = ctr_blk(c, 2, rk[0]);
+		b3 = ctr_blk(c, 3, rk[0]);
+		b4 = ctr_blk(c, 4, rk[0]);
+		b5 = ctr_blk(c, 5, rk[0]);
+		b6 = ctr_blk(c, 6, rk[0]);
+		b7 = ctr_blk(c, 7, rk[0]);
 		c = _mm_add_epi32(c, eight);
 #define AES_RND(i)							\
-		r = rk[i];						\
-		b0 = _mm_aesenc_si128(b0, r);				\
-		b1 = _mm_aesenc_si128(b1, r);				\
-		b2 = _mm_aesenc_si128(b2, r);				\
-		b3 = _mm_aesenc_si128(b3, r);				\
-		b4 = _mm_aesenc_si128(b4, r);				\
-		b5 = _mm_aesenc_si128(b5, r);				\
-		b6 = _mm_aesenc_si128(b6, r);				\
-		b7 = _mm_aesenc_si128(b7, r)
+		do {							\
+			r = rk[i];					\
+			b0 = _mm_aesenc_si128(b0, r);			\
+			b1 = _mm_aesenc_si128(b1, r);			\
+			b2 = _mm_aesenc_si128(b2, r);			\
+			b3 = _mm_aesenc_si128(b3, r);			\
+			b4 = _mm_aesenc_si128(b4, r);			\
+			b5 = _mm_aesenc_si128(b5, r);			\
+			b6 = _mm_aesenc_si128(b6, r);			\
+			b7 = _mm_aesenc_si128(b7, r);			\
+		} while (0)
 		AES_RND(1);
 		AES_RND(2);
 		AES_RND(3);
@@ -369,19 +378,19 @@ TGT static void aesni_ctr(const struct hw_crypto_key *k, const u8 ctr[16],
 	if (len >= 64) {
 		__m128i b0, b1, b2, b3, r;
 
-		b0 = _mm_xor_si128(bswap128(c), rk[0]);
-		b1 = _mm_xor_si128(bswap128(_mm_add_epi32(c, one)), rk[0]);
-		b2 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
-				_mm_set_epi32(0, 0, 0, 2))), rk[0]);
-		b3 = _mm_xor_si128(bswap128(_mm_add_epi32(c,
-				_mm_set_epi32(0, 0, 0, 3))), rk[0]);
+		b0 = ctr_blk(c, 0, rk[0]);
+		b1 = ctr_blk(c, 1, rk[0]);
+		b2 = ctr_blk(c, 2, rk[0]);
+		b3 = ctr_blk(c, 3, rk[0]);
 		c = _mm_add_epi32(c, _mm_set_epi32(0, 0, 0, 4));
 #define AES_RND(i)							\
-		r = rk[i];						\
-		b0 = _mm_aesenc_si128(b0, r);				\
-		b1 = _mm_aesenc_si128(b1, r);				\
-		b2 = _mm_aesenc_si128(b2, r);				\
-		b3 = _mm_aesenc_si128(b3, r)
+		do {							\
+			r = rk[i];					\
+			b0 = _mm_aesenc_si128(b0, r);			\
+			b1 = _mm_aesenc_si128(b1, r);			\
+			b2 = _mm_aesenc_si128(b2, r);			\
+			b3 = _mm_aesenc_si128(b3, r);			\
+		} while (0)
 		AES_RND(1);
 		AES_RND(2);
 		AES_RND(3);
@@ -413,8 +422,9 @@ TGT static void aesni_ctr(const struct hw_crypto_key *k, const u8 ctr[16],
 
 		c = _mm_add_epi32(c, one);
 		if (len >= 16) {
-			_mm_storeu_si128((__m128i *)out, _mm_xor_si128(ks,
-				_mm_loadu_si128((const __m128i *)in)));
+			__m128i x = _mm_loadu_si128((const __m128i *)in);
+
+			_mm_storeu_si128((__m128i *)out, _mm_xor_si128(ks, x));
 			in += 16;
 			out += 16;
 			len -= 16;
