@@ -48,8 +48,9 @@ ip netns exec B ethtool -K innova1 tls-hw-rx-offload on
 printf '%-16s %-8s %9s %7s %13s %17s %5s %8s %8s %6s %s\n' run path bytes records "dev-dec rec/bytes" "resync req/conf" auth "sw-recs" elapsed "cpu-s" intact
 printf '%s' "$rows"
 echo
-echo "dev-dec: share of records / TLS bytes decrypted by the NIC; sw-recs: records software kTLS had to"
-echo "decrypt (the shadow-verified one, records touched by a loss, records before a resync); cpu-s: busy"
+echo "dev-dec: share of records / TLS bytes decrypted by the NIC (a record counts when the NIC decrypted"
+echo "its last frame); sw-recs: records software kTLS decrypted in full (touched by a loss, passed while out"
+echo "of sync); the shadow-verified record after each (re)sync goes up mostly encrypted; cpu-s: busy"
 echo "CPU seconds of the whole guest (NIC emulation included). Faulted: cable drop 1 %, reorder 2 %, seed 2026."
 awk -v a="$cpu_offload_clean" -v b="$cpu_software_clean" 'BEGIN {
 	if (a > 0) printf "whole-guest CPU, clean runs, same guest: software kTLS / emulated offload = %.2fx\n", b / a }'
