@@ -15,6 +15,14 @@
 #include <openssl/ssl.h>
 #include <linux/tls.h>
 
+/* Older libc headers lack these (values from linux/socket.h, linux/tcp.h). */
+#ifndef SOL_TLS
+#define SOL_TLS 282
+#endif
+#ifndef TCP_ULP
+#define TCP_ULP 31
+#endif
+
 #define MAX_RECORD      16384u
 #define MAX_FLOWS       1024
 #define MAX_CCS_MARKS   64

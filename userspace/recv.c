@@ -12,10 +12,6 @@
 #include "innova_tls.h"
 #include "verify.h"
 
-#ifndef SOL_TLS
-#define SOL_TLS 282
-#endif
-
 #define RX_BUF (64 * 1024)
 
 struct rx_flow {

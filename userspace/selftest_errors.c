@@ -12,13 +12,6 @@
 #include <unistd.h>
 #include "innova_tls.h"
 
-#ifndef SOL_TLS
-#define SOL_TLS 282
-#endif
-#ifndef TCP_ULP
-#define TCP_ULP 31
-#endif
-
 #define N_TESTS 14
 
 static unsigned test_no, failures;

@@ -14,10 +14,6 @@
 #include <openssl/err.h>
 #include "innova_tls.h"
 
-#ifndef SOL_TLS
-#define SOL_TLS 282
-#endif
-
 struct tx_flow {
 	const struct options *o;
 	SSL_CTX *ctx;

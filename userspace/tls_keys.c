@@ -14,13 +14,6 @@
 #include <openssl/kdf.h>
 #include "innova_tls.h"
 
-#ifndef SOL_TLS
-#define SOL_TLS 282
-#endif
-#ifndef TCP_ULP
-#define TCP_ULP 31
-#endif
-
 /* ECDSA suites: the receiver's ephemeral P-256 key is cheap to make even in a TCG guest. */
 static const struct cipher_desc ciphers[CIPHER_COUNT] = {
 	{ CIPHER_AES128GCM, "aes128gcm", "ECDHE-ECDSA-AES128-GCM-SHA256", TLS_CIPHER_AES_GCM_128,
