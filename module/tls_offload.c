@@ -399,7 +399,6 @@ static int innova_tls_key_install(struct innova_tls_port *tp, u32 handle,
 	keylen = flow->keylen;
 	memcpy(kbuf, flow->key, keylen);
 	memcpy(salt, flow->salt, sizeof(salt));
-	flow->refresh = false;
 	spin_unlock_bh(&tp->lock);
 
 	if (wrong)

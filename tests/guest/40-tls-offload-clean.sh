@@ -6,20 +6,14 @@ setup_pair
 BYTES=${BYTES:-24M}
 for addr in $IP4_B $IP6_B; do
 	for c in aes128gcm aes256gcm; do
-		before=$(ethtool_stat B innova1 rx_tls_decrypted_bytes)
-		rec_before=$(ethtool_stat B innova1 rx_tls_records_decrypted)
+		snap_b clean
 		tls_run $addr "--rx-mode manual --cipher $c --bytes $BYTES" "--tx-mode ktls --cipher $c --bytes $BYTES"
 		expect_intact $(jr .bytes)
 		[ "$(jr .bytes)" -gt 0 ] || die "no bytes"
 		expect_path device
 		[ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die "TlsDecryptError=$(jr .tls_stat.TlsDecryptError)"
-		dec=$(( $(ethtool_stat B innova1 rx_tls_decrypted_bytes) - before ))
-		recs=$(( $(ethtool_stat B innova1 rx_tls_records_decrypted) - rec_before ))
-		total=$(jr .records)
-		# TCP payload = records' payload + 29 bytes of framing per record
-		wire=$(( $(jr .bytes) + 29 * total ))
-		share=$(( dec * 10000 / wire ))
-		log "$addr $c: device decrypted $dec of $wire TLS bytes (${share}/10000), $recs of $total records"
+		share=$(device_share clean)
+		log "$addr $c: device decrypted $(delta_b clean rx_tls_decrypted_bytes) TLS bytes (${share}/10000), $(delta_b clean rx_tls_records_decrypted) of $(jr .records) records"
 		[ $share -ge ${MIN_SHARE:-9990} ] || die "device share $share/10000 < ${MIN_SHARE:-9990}"
 	done
 done

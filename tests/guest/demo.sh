@@ -32,7 +32,7 @@ run() {
 	path=software; [ "$(jr .tls_stat.TlsRxDevice)" = 1 ] && path=device
 	share=$(awk -v d="$dev" -v r="$recs" 'BEGIN { printf "%.1f%%", r ? 100 * d / r : 0 }')
 	cpu=$(echo $busy | awk '{ printf "%.2f", $1 / 100 }')
-	bshare=$(awk -v d="$(delta_b "$name" rx_tls_decrypted_bytes)" -v w="$(( $(jr .bytes) + 29 * recs ))" 'BEGIN { printf "%.1f%%", 100 * d / w }')
+	bshare=$(awk -v s="$(device_share "$name")" 'BEGIN { printf "%.1f%%", s / 100 }')
 	rows="$rows$(printf '%-16s %-8s %9s %7s %13s %8s/%-8s %5s %8s %7ss %6s %s' "$name" "$path" "$(jr .bytes)" "$recs" "$share/$bshare" \
 		"$(delta_b "$name" rx_tls_resync_req_start)" "$(delta_b "$name" rx_tls_resync_res_ok)" \
 		"$(delta_b "$name" rx_tls_auth_fail)" "$((recs - dev))" "$el" "$cpu" "$ok")

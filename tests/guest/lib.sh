@@ -150,9 +150,13 @@ flow_field() { flows_b | awk -v h="$1" -v c="$2" '$1 == h { print $c }'; }
 
 # Snapshot/delta of innova1's ethtool counters.
 snap_b() { ip netns exec B ethtool -S innova1 | awk -F': *' 'NF == 2 { gsub(/ /, "", $1); print $1, $2 }' > /tmp/snap.$1; }
-delta_b() { awk -v k="$2" '$1 == k { print $2 }' /tmp/snap.$1 > /tmp/d1; now=$(ethtool_stat B innova1 "$2"); echo $(( now - $(cat /tmp/d1) )); }
+delta_b() {
+	was=$(awk -v k="$2" '$1 == k { print $2 }' /tmp/snap.$1)
+	echo $(( $(ethtool_stat B innova1 "$2") - was ))
+}
 
-# Device-decrypted share of the last transfer's TLS bytes, per 10000.
+# Device-decrypted share of the last transfer's TLS bytes, per 10000
+# (TCP payload = records' payload + 29 bytes of framing per record).
 device_share() {
 	dec=$(delta_b "$1" rx_tls_decrypted_bytes)
 	wire=$(( $(jr .bytes) + 29 * $(jr .records) ))
