@@ -511,6 +511,31 @@ static int innova_tls_fail_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_fail_fops, innova_tls_fail_get,
 			 innova_tls_fail_set, "%llu\n");
 
+static int innova_tls_recovery_get(void *data, u64 *val)
+{
+	struct innova_tls_port *tp = data;
+
+	spin_lock_bh(&tp->lock);
+	*val = hw_engine_reorder_recovery(tp->eng);
+	spin_unlock_bh(&tp->lock);
+	return 0;
+}
+
+/* 0: every lost sync goes through the kernel's resync (DRIVER_REQ). */
+static int innova_tls_recovery_set(void *data, u64 val)
+{
+	struct innova_tls_port *tp = data;
+
+	if (val > 1)
+		return -EINVAL;
+	spin_lock_bh(&tp->lock);
+	hw_engine_set_reorder_recovery(tp->eng, val);
+	spin_unlock_bh(&tp->lock);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_recovery_fops, innova_tls_recovery_get,
+			 innova_tls_recovery_set, "%llu\n");
+
 /* "HANDLE RECORD good|wrong": key update for a flow at record RECORD. */
 static ssize_t innova_tls_key_update_write(struct file *file,
 					   const char __user *ubuf,
@@ -597,6 +622,8 @@ void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir)
 			    &innova_tls_key_update_fops);
 	debugfs_create_file("tls_resync_mode", 0644, dir, tp,
 			    &innova_tls_mode_fops);
+	debugfs_create_file_unsafe("tls_reorder_recovery", 0644, dir, tp,
+				   &innova_tls_recovery_fops);
 }
 
 void innova_tls_engine_stats(struct innova_port *port, struct hw_stats *st)

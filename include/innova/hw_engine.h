@@ -142,6 +142,13 @@ size_t hw_engine_mem_size(u32 capacity);
 struct hw_engine *hw_engine_init(void *mem, size_t size, u32 capacity);
 /* Deletes all flows; their keys are freed with hw_crypto_key_free(). */
 void hw_engine_fini(struct hw_engine *eng);
+/*
+ * Reorder recovery from late frames (default on).  Off, every gap that
+ * may hold a header costs a resync round trip through the kernel, which
+ * is what a NIC without "reorder-good" support does.
+ */
+void hw_engine_set_reorder_recovery(struct hw_engine *eng, bool on);
+bool hw_engine_reorder_recovery(const struct hw_engine *eng);
 
 /* ---- firmware commands (atomic, under the driver's lock) ---- */
 int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,

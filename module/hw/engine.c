@@ -240,6 +240,7 @@ struct hw_engine {
 	u32 free_head;		/* index + 1 */
 	struct hw_flow *flows;
 	u32 *buckets;		/* index + 1 */
+	bool reorder_recovery;	/* read late frames to regain sync */
 	struct hw_stats st;
 };
 
@@ -328,6 +329,7 @@ struct hw_engine *hw_engine_init(void *mem, size_t size, u32 capacity)
 		eng->flows[i].hnext = i + 2 <= capacity ? i + 2 : 0;
 	}
 	eng->free_head = 1;
+	eng->reorder_recovery = true;
 	return eng;
 }
 
@@ -1070,6 +1072,22 @@ static void ro_cancel(struct hw_flow *f)
 	f->ro_ngap = 0;
 }
 
+void hw_engine_set_reorder_recovery(struct hw_engine *eng, bool on)
+{
+	u32 i;
+
+	eng->reorder_recovery = on;
+	if (on)
+		return;
+	for (i = 0; i < eng->capacity; i++)	/* walks in progress end */
+		ro_cancel(&eng->flows[i]);
+}
+
+bool hw_engine_reorder_recovery(const struct hw_engine *eng)
+{
+	return eng->reorder_recovery;
+}
+
 /* a header of a record the kernel will parse (same rule as in sync) */
 static bool ro_hdr_ok(const u8 *h)
 {
@@ -1365,7 +1383,8 @@ static void stream_gap(struct rx_ctx *cx, struct hw_flow *f, u32 seq)
 			record_end(cx, f);
 		return;
 	}
-	ro_start(f, seq);
+	if (cx->eng->reorder_recovery)
+		ro_start(f, seq);
 	f->exp_seq = seq;
 	lose_sync_search(cx, f);
 }

@@ -58,6 +58,7 @@ struct scen {
 	int keymode;		/* 0 none, 1 on time, 2 late, 3 wrong+fix */
 	bool unsynced;		/* install mid-stream, start_synced = false */
 	int mode;		/* 0 DRIVER_REQ, 1 CORE_NEXT_HINT */
+	bool no_reorder_recovery;	/* every lost sync via the kernel */
 	int lag;		/* strparser lag in records */
 	int seeds;
 	double min_cov;		/* untouched-record coverage, < 0 = none */
@@ -160,6 +161,9 @@ static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
 	frame_tuple(&fc, &tup);
 
 	eng = mk_engine(8, &mem);
+	CHECK(hw_engine_reorder_recovery(eng), "recovery off by default");
+	if (sc->no_reorder_recovery)
+		hw_engine_set_reorder_recovery(eng, false);
 	if (sc->unsynced && s.nrec > 4)
 		start_off = s.rec[3].off + s.rec[3].len / 2;
 
@@ -622,9 +626,12 @@ static void run_scen(const struct scen *sc)
 		reqs += rr.st.resync_req;
 		by += rr.bytes;
 		dby += rr.dec_bytes;
-		if (sc->clean)
+		if (sc->clean || sc->no_reorder_recovery)
 			CHECK(!rr.st.reorder_recovered,
-			      "recovered without late data");
+			      "recovered without late data or when off");
+		if (sc->no_reorder_recovery)
+			CHECK(!rr.st.sync_lost || rr.st.resync_req,
+			      "sync lost, recovery off, but no resync request");
 		if (rr.late_dec < late_dec_min)
 			late_dec_min = rr.late_dec;
 		if (sc->clean) {
@@ -1129,6 +1136,11 @@ int main(int argc, char **argv)
 		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .seeds = 6, .min_cov = 0.90 },
 		{ "reorder 5% cable hold 3, random sizes", { .nrec = 300, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 6,
 		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .seeds = 6, .min_cov = 0.90 },
+		{ "reorder 5% hold 3, late-frame recovery off", { .nrec = 250, .size_mode = 0, .klen = 16, .nkeyup = 0 }, .family = 4,
+		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .no_reorder_recovery = true, .seeds = 6, .min_cov = -1,
+		  .expect_resync = true },
+		{ "loss 1% late-frame recovery off", { .nrec = 250, .size_mode = 0, .klen = 16, .nkeyup = 0 }, .family = 4,
+		  .seg_mode = 0, .loss = 0.01, .no_reorder_recovery = true, .seeds = 6, .min_cov = 0.95 },
 		{ "reorder 5% cable hold 3, small records mixed segs", { .nrec = 600, .size_mode = 2, .klen = 32, .nkeyup = 0 }, .family = 4,
 		  .seg_mode = 3, .reorder = 0.05, .hold = 3, .seeds = 4, .min_cov = -1 },
 		{ "reorder 5% cable hold 3 + loss 1% + dup 2%", { .nrec = 250, .size_mode = 1, .klen = 16, .nkeyup = 2 }, .family = 4,
