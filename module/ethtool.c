@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Innova ethtool ops: drvinfo, link, ring size, and "ethtool -S" counters
+ * Innova ethtool ops: drvinfo, link, ring size, pause, and "ethtool -S" counters
  * (port, this port's direction of the cable, TLS RX offload with the mlx5
  * names).
  */
@@ -20,6 +20,8 @@ const char innova_port_stat_names[INNOVA_STAT_NUM][ETH_GSTRING_LEN] = {
 	[INNOVA_STAT_RX_LENGTH_ERRORS]	= "rx_length_errors",
 	[INNOVA_STAT_TX_NO_LINK]	= "tx_no_link",
 	[INNOVA_STAT_TX_ERRORS]		= "tx_errors",
+	[INNOVA_STAT_TX_PAUSE]		= "tx_pause_ctrl_phy",
+	[INNOVA_STAT_RX_PAUSE]		= "rx_pause_ctrl_phy",
 };
 
 const char innova_cable_stat_names[INNOVA_CABLE_STAT_NUM][ETH_GSTRING_LEN] = {
@@ -170,6 +172,40 @@ static int innova_get_link_ksettings(struct net_device *dev,
 	return 0;
 }
 
+static void innova_get_pauseparam(struct net_device *dev,
+				  struct ethtool_pauseparam *pause)
+{
+	struct innova_port *port = netdev_priv(dev);
+
+	pause->autoneg = AUTONEG_DISABLE;
+	pause->rx_pause = READ_ONCE(port->rx_pause);
+	pause->tx_pause = READ_ONCE(port->tx_pause);
+}
+
+static int innova_set_pauseparam(struct net_device *dev,
+				 struct ethtool_pauseparam *pause)
+{
+	struct innova_port *port = netdev_priv(dev);
+
+	if (pause->autoneg)
+		return -EOPNOTSUPP;
+	WRITE_ONCE(port->rx_pause, !!pause->rx_pause);
+	WRITE_ONCE(port->tx_pause, !!pause->tx_pause);
+	/* A pause in force is released by the next drain of the ring. */
+	return 0;
+}
+
+static void innova_get_pause_stats(struct net_device *dev,
+				   struct ethtool_pause_stats *stats)
+{
+	struct innova_port *port = netdev_priv(dev);
+	u64 p[INNOVA_STAT_NUM];
+
+	innova_stats_fold(port, p, NULL);
+	stats->tx_pause_frames = p[INNOVA_STAT_TX_PAUSE];
+	stats->rx_pause_frames = p[INNOVA_STAT_RX_PAUSE];
+}
+
 const struct ethtool_ops innova_ethtool_ops = {
 	.get_drvinfo		= innova_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
@@ -178,6 +214,9 @@ const struct ethtool_ops innova_ethtool_ops = {
 	.get_strings		= innova_get_strings,
 	.get_ethtool_stats	= innova_get_ethtool_stats,
 	.get_ringparam		= innova_get_ringparam,
+	.get_pauseparam		= innova_get_pauseparam,
+	.set_pauseparam		= innova_set_pauseparam,
+	.get_pause_stats	= innova_get_pause_stats,
 	.set_ringparam		= innova_set_ringparam,
 	.get_link_ksettings	= innova_get_link_ksettings,
 };

@@ -43,6 +43,8 @@ enum innova_port_stat {
 	INNOVA_STAT_RX_LENGTH_ERRORS,	/* runt or longer than our MTU */
 	INNOVA_STAT_TX_NO_LINK,		/* sent/released with no live peer */
 	INNOVA_STAT_TX_ERRORS,		/* copy (emulated DMA) failed */
+	INNOVA_STAT_TX_PAUSE,		/* XOFF sent: our RX ring filled up */
+	INNOVA_STAT_RX_PAUSE,		/* XOFF honoured: our TX stopped */
 	INNOVA_STAT_NUM
 };
 
@@ -126,6 +128,15 @@ struct innova_port {
 	struct sk_buff_head		rx_ring;
 	u32				ring_size;
 	bool				rx_active;
+
+	/*
+	 * 802.3x flow control ("ethtool -A"): with tx_pause on, a filling RX
+	 * ring sends XOFF to the peer, which stops its TX queue if its
+	 * rx_pause is on; draining the ring below the low mark sends XON.
+	 */
+	bool				tx_pause;
+	bool				rx_pause;
+	unsigned long			xoff_sent;	/* bit 0 */
 
 	/* TX side: faults applied to what we put on the cable. */
 	struct innova_wire		wire;

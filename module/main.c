@@ -76,6 +76,52 @@ void innova_stats_fold(struct innova_port *port,
 /* ---------------------------------------------------------------------- */
 
 /*
+ * Flow control.  XOFF is sent when the RX ring reaches 3/4 of its size and
+ * XON when NAPI has drained it below 1/4.  XOFF and XON race (TX and NAPI
+ * run on different CPUs), so after stopping the queue the sender checks
+ * again and wakes it itself if XON already came or the ring drained: a
+ * stopped queue is never left without someone to wake it.
+ */
+static u32 innova_ring_low(const struct innova_port *port)
+{
+	return READ_ONCE(port->ring_size) / 4;
+}
+
+static void innova_pause_xon(struct innova_port *port)
+{
+	struct innova_port *peer;
+
+	if (!test_and_clear_bit(0, &port->xoff_sent))
+		return;
+	rcu_read_lock();
+	peer = rcu_dereference(port->peer);
+	if (peer)
+		netif_wake_queue(peer->dev);
+	rcu_read_unlock();
+}
+
+static void innova_pause_xoff(struct innova_port *from, struct innova_port *to)
+{
+	if (!READ_ONCE(to->tx_pause) || !READ_ONCE(from->rx_pause) ||
+	    test_and_set_bit(0, &to->xoff_sent))
+		return;
+	innova_stat_inc(to, INNOVA_STAT_TX_PAUSE);
+	innova_stat_inc(from, INNOVA_STAT_RX_PAUSE);
+	netif_stop_queue(from->dev);
+	/*
+	 * Stop, then re-read XON, the cable and the ring: pairs with the
+	 * barrier in innova_dellink() and NAPI's test_and_clear_bit().
+	 */
+	smp_mb__after_atomic();
+	if (!test_bit(0, &to->xoff_sent) ||
+	    rcu_access_pointer(from->peer) != to ||
+	    skb_queue_len_lockless(&to->rx_ring) < innova_ring_low(to)) {
+		clear_bit(0, &to->xoff_sent);
+		netif_wake_queue(from->dev);
+	}
+}
+
+/*
  * A frame leaves the cable towards @from's peer. Called in BH context
  * (ndo_start_xmit or a cable hrtimer) with the frame in a fresh linear
  * buffer that nobody else references: this is the emulated RX DMA.
@@ -84,6 +130,7 @@ void innova_wire_deliver(struct innova_port *from, struct sk_buff *skb)
 {
 	struct innova_port *to;
 	struct net_device *rxdev;
+	u32 qlen, size;
 	bool full;
 
 	rcu_read_lock();
@@ -102,8 +149,10 @@ void innova_wire_deliver(struct innova_port *from, struct sk_buff *skb)
 	}
 
 	skb->dev = rxdev;
+	size = READ_ONCE(to->ring_size);
 	spin_lock(&to->rx_ring.lock);
-	full = skb_queue_len(&to->rx_ring) >= READ_ONCE(to->ring_size);
+	qlen = skb_queue_len(&to->rx_ring);
+	full = qlen >= size;
 	if (likely(!full))
 		__skb_queue_tail(&to->rx_ring, skb);
 	spin_unlock(&to->rx_ring.lock);
@@ -114,6 +163,8 @@ void innova_wire_deliver(struct innova_port *from, struct sk_buff *skb)
 		goto out;
 	}
 	napi_schedule(&to->napi);
+	if (unlikely(qlen + 1 >= size - size / 4))
+		innova_pause_xoff(from, to);
 out:
 	rcu_read_unlock();
 }
@@ -181,6 +232,10 @@ static int innova_poll(struct napi_struct *napi, int budget)
 
 	while ((skb = __skb_dequeue(&batch)))
 		innova_rx_frame(port, skb);
+
+	if (test_bit(0, &port->xoff_sent) &&
+	    skb_queue_len_lockless(&port->rx_ring) < innova_ring_low(port))
+		innova_pause_xon(port);
 
 	if (done < budget)
 		napi_complete_done(napi, done);
@@ -301,6 +356,7 @@ static int innova_stop(struct net_device *dev)
 	synchronize_net();
 	napi_disable(&port->napi);
 	skb_queue_purge(&port->rx_ring);
+	innova_pause_xon(port);		/* the peer must not stay paused */
 
 	/* Our own in-flight frames (held/delayed on the cable) are lost. */
 	innova_wire_flush(port);
@@ -440,6 +496,8 @@ static void innova_setup(struct net_device *dev)
 
 	port->dev = dev;
 	port->ring_size = INNOVA_RING_DEFAULT;
+	port->tx_pause = true;
+	port->rx_pause = true;
 	skb_queue_head_init(&port->rx_ring);
 	spin_lock_init(&port->name_lock);
 	innova_wire_init(port);
@@ -521,6 +579,11 @@ static void innova_dellink(struct net_device *dev, struct list_head *head)
 		RCU_INIT_POINTER(peer->peer, NULL);
 		RCU_INIT_POINTER(port->peer, NULL);
 		netif_carrier_off(peer->dev);
+		/* a pause we sent dies with the cable (see innova_pause_xoff) */
+		smp_mb();
+		clear_bit(0, &port->xoff_sent);
+		if (netif_running(peer->dev))
+			netif_wake_queue(peer->dev);
 	}
 	unregister_netdevice_queue(dev, head);
 }

@@ -50,11 +50,13 @@ MODULE_PARM_DESC(max_flows, "TLS RX flow table entries per port (default 256)");
 enum innova_resync_mode {
 	INNOVA_RESYNC_DRIVER_REQ,	/* Innova: stream scan + request */
 	INNOVA_RESYNC_CORE_NEXT_HINT,	/* nfp: the core resyncs on its own */
+	INNOVA_RESYNC_DRIVER_REQ_ASYNC,	/* ConnectX-6 Dx: start, log, end */
 };
 
 static const char * const innova_resync_mode_names[] = {
 	[INNOVA_RESYNC_DRIVER_REQ]	= "driver_req",
 	[INNOVA_RESYNC_CORE_NEXT_HINT]	= "core_next_hint",
+	[INNOVA_RESYNC_DRIVER_REQ_ASYNC] = "driver_req_async",
 };
 
 struct innova_tls_flow {
@@ -66,6 +68,18 @@ struct innova_tls_flow {
 	unsigned int		keylen;
 	u8			key[TLS_CIPHER_AES_GCM_256_KEY_SIZE];
 	u8			salt[TLS_CIPHER_AES_GCM_128_SALT_SIZE];
+
+	/*
+	 * DRIVER_REQ_ASYNC: the core logs the headers it parses from the
+	 * frame named in async_request_start() until the NIC answers with
+	 * the header it found (async_request_end), like mlx5's GET_PSV
+	 * firmware query; here a work item plays the firmware round trip.
+	 */
+	struct tls_offload_resync_async	resync_async;
+	struct work_struct	async_work;
+	struct innova_tls_port	*tp;
+	bool			async_busy;	/* started, end not yet sent */
+	u32			async_hw_seq;	/* header start the NIC found */
 };
 
 struct innova_tls_port {
@@ -79,6 +93,8 @@ struct innova_tls_port {
 	struct work_struct	refresh_work;
 	struct innova_port	*port;
 };
+
+static void innova_tls_async_work(struct work_struct *work);
 
 static struct innova_tls_flow **innova_tls_state(struct tls_context *ctx)
 {
@@ -182,6 +198,8 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	if (!flow)
 		return -ENOMEM;
 	flow->sk = sk;
+	flow->tp = tp;
+	INIT_WORK(&flow->async_work, innova_tls_async_work);
 	flow->mode = READ_ONCE(tp->resync_mode);
 	flow->keylen = keylen;
 	memcpy(flow->key, key, keylen);
@@ -212,9 +230,19 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 		goto err_free;
 	}
 
-	tls_offload_rx_resync_set_type(sk, flow->mode == INNOVA_RESYNC_CORE_NEXT_HINT ?
-				       TLS_OFFLOAD_SYNC_TYPE_CORE_NEXT_HINT :
-				       TLS_OFFLOAD_SYNC_TYPE_DRIVER_REQ);
+	switch (flow->mode) {
+	case INNOVA_RESYNC_CORE_NEXT_HINT:
+		tls_offload_rx_resync_set_type(sk, TLS_OFFLOAD_SYNC_TYPE_CORE_NEXT_HINT);
+		break;
+	case INNOVA_RESYNC_DRIVER_REQ_ASYNC:
+		/* no helper sets the pointer (mlx5 does the same) */
+		tls_offload_ctx_rx(tls_get_ctx(sk))->resync_async = &flow->resync_async;
+		tls_offload_rx_resync_set_type(sk, TLS_OFFLOAD_SYNC_TYPE_DRIVER_REQ_ASYNC);
+		break;
+	default:
+		tls_offload_rx_resync_set_type(sk, TLS_OFFLOAD_SYNC_TYPE_DRIVER_REQ);
+		break;
+	}
 	*innova_tls_state(tls_get_ctx(sk)) = flow;
 	innova_tls_stat_inc(port, INNOVA_TLS_CTX);
 	return 0;
@@ -249,6 +277,8 @@ static void innova_tls_dev_del(struct net_device *netdev,
 
 	/* tls_dev_resync runs under rcu_read_lock and may still hold flow. */
 	synchronize_net();
+	/* the work finds the flow gone and does nothing; wait for it */
+	cancel_work_sync(&flow->async_work);
 	hw_key_reap_free(&reap);
 	memzero_explicit(flow->key, sizeof(flow->key));
 	kfree(flow);
@@ -278,6 +308,7 @@ static int innova_tls_dev_resync(struct net_device *netdev, struct sock *sk,
 	/*
 	 * DRIVER_REQ: the core echoes our request, header start + 4.
 	 * CORE_NEXT_HINT: seq is the start of the record numbered rcd_sn.
+	 * DRIVER_REQ_ASYNC: seq is the header start we sent with _end.
 	 */
 	if (flow->mode == INNOVA_RESYNC_DRIVER_REQ)
 		seq -= 4;
@@ -309,9 +340,10 @@ static void innova_tls_resync_request(struct innova_port *port,
 {
 	struct innova_tls_flow *flow = innova_tls_find(tp, c->flow);
 	struct sock *sk = flow ? flow->sk : NULL;
+	u32 hdr;
 
 	/* In CORE_NEXT_HINT mode the core resyncs without being asked. */
-	if (flow && flow->mode != INNOVA_RESYNC_DRIVER_REQ)
+	if (flow && flow->mode == INNOVA_RESYNC_CORE_NEXT_HINT)
 		return;
 	innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_PKT);
 	if (!sk || !tls_is_sk_rx_device_offloaded(sk) ||
@@ -322,9 +354,54 @@ static void innova_tls_resync_request(struct innova_port *port,
 					    false);
 		return;
 	}
-	tls_offload_rx_resync_request(sk, htonl(c->resync_seq));
+	if (flow->mode == INNOVA_RESYNC_DRIVER_REQ_ASYNC) {
+		/*
+		 * One query in flight per flow: a new _start would wipe the
+		 * core's log under the pending one. The engine asks again
+		 * later if this one does not bring sync back.
+		 */
+		if (flow->async_busy) {
+			innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_SKIP);
+			return;
+		}
+		/* the header may begin in the previous frame (carried bytes) */
+		hdr = c->resync_seq - 4;
+		if (before(c->tcp_seq, hdr))
+			hdr = c->tcp_seq;
+		tls_offload_rx_resync_async_request_start(sk, htonl(hdr),
+							  c->tcp_seq + c->payload_len - hdr);
+		flow->async_busy = true;
+		flow->async_hw_seq = c->resync_seq - 4;
+		schedule_work(&flow->async_work);
+	} else {
+		tls_offload_rx_resync_request(sk, htonl(c->resync_seq));
+	}
 	trace_innova_tls_resync_req(port->index, c->flow, c->resync_seq, true);
 	innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_START);
+}
+
+/*
+ * The "firmware" answers an async resync query with the header it found:
+ * async_request_end() with its first byte. The flow is looked up again
+ * under the lock: after tls_dev_del() removed it, nothing is sent.
+ */
+static void innova_tls_async_work(struct work_struct *work)
+{
+	struct innova_tls_flow *flow = container_of(work, struct innova_tls_flow,
+						    async_work);
+	struct innova_tls_port *tp = flow->tp;
+	bool sent = false;
+
+	spin_lock_bh(&tp->lock);
+	if (innova_tls_find(tp, flow->handle) == flow && flow->async_busy) {
+		tls_offload_rx_resync_async_request_end(flow->sk,
+							htonl(flow->async_hw_seq));
+		flow->async_busy = false;
+		sent = true;
+	}
+	spin_unlock_bh(&tp->lock);
+	if (sent)
+		innova_tls_stat_inc(tp->port, INNOVA_TLS_RESYNC_REQ_END);
 }
 
 /*

@@ -13,7 +13,9 @@ for addr in $IP4_B $IP6_B; do
 		expect_path device
 		[ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die "TlsDecryptError=$(jr .tls_stat.TlsDecryptError)"
 		share=$(device_share clean)
-		log "$addr $c: device decrypted $(delta_b clean rx_tls_decrypted_bytes) TLS bytes (${share}/10000), $(delta_b clean rx_tls_records_decrypted) of $(jr .records) records"
+		log "$addr $c: device decrypted $(delta_b clean rx_tls_decrypted_bytes) TLS bytes (${share}/10000), $(delta_b clean rx_tls_records_decrypted) of $(jr .records) records; XOFF sent $(delta_b clean tx_pause_ctrl_phy), sync lost $(delta_b clean rx_tls_sync_lost)"
+		# flow control keeps a clean link lossless, however slow the guest
+		[ "$(delta_b clean rx_ring_drops)" = 0 ] || die "$(delta_b clean rx_ring_drops) frames dropped at the RX ring on a clean link"
 		[ $share -ge ${MIN_SHARE:-9990} ] || die "device share $share/10000 < ${MIN_SHARE:-9990}"
 	done
 done

@@ -7,7 +7,18 @@ IP6_A=fd00:77::1 IP6_B=fd00:77::2
 DBG=/sys/kernel/debug/innova
 
 log() { echo "# $*"; }
-die() { echo "# FAIL: $*"; exit 1; }
+die() { echo "# FAIL: $*"; dump_ports; exit 1; }
+# On failure: every non-zero port counter, the sender's qdisc and the flow
+# table, so a CI log says what happened on the wire.
+dump_ports() {
+	[ -n "$PORT_B" ] || return 0
+	for p in "A innova0" "B innova1"; do
+		set -- $p
+		echo "# $2 counters: $(ip netns exec $1 ethtool -S $2 2>/dev/null | awk -F': *' 'NF == 2 && $2 != 0 { gsub(/ /, "", $1); printf "%s=%s ", $1, $2 }')"
+		echo "# $2 qdisc: $(ip netns exec $1 tc -s qdisc show dev $2 2>/dev/null | tr -s ' \n' ' ')"
+	done
+	grep -v '^#' "$PORT_B/tls_flows" 2>/dev/null | sed 's/^/# flow: /'
+}
 # assert "description" test-args...
 check() { d=$1; shift; if "$@"; then log "ok: $d"; else die "$d"; fi; }
 

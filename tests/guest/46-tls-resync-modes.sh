@@ -1,0 +1,47 @@
+# The three resync modes of the 6.1 core, chosen per port through debugfs
+# (tls_resync_mode), each under the same seeded 2 % loss with the engine's
+# late-frame recovery off, so every lost sync has to come back through the
+# core:
+#  driver_req        Innova: stream scan, tls_offload_rx_resync_request()
+#                    with header start + 4, the core confirms.
+#  core_next_hint    nfp: the NIC never asks; the core resyncs on its own
+#                    after consecutive undecrypted records.
+#  driver_req_async  ConnectX-6 Dx: async_request_start() with the frame,
+#                    the core logs the headers it parses, a "firmware"
+#                    work item answers with async_request_end(header).
+setup_pair
+[ "$(cat "$PORT_B/tls_resync_mode")" = driver_req ] || die "default mode is not driver_req"
+echo bogus > "$PORT_B/tls_resync_mode" 2>/dev/null && die "bogus mode accepted"
+echo 0 > "$PORT_B/tls_reorder_recovery" || die "tls_reorder_recovery"
+BYTES=${BYTES:-8M}
+for mode in driver_req core_next_hint driver_req_async; do
+	echo $mode > "$PORT_B/tls_resync_mode" || die "set resync mode $mode"
+	[ "$(cat "$PORT_B/tls_resync_mode")" = $mode ] || die "mode $mode not set"
+	/innova/tests/faults/cable.sh innova0 seed=99 drop=20000 > /dev/null
+	snap_b $mode
+	tls_run $IP4_B "--rx-mode manual --bytes $BYTES" "--tx-mode ktls --bytes $BYTES"
+	expect_intact $(jr .bytes)
+	expect_path device
+	req=$(delta_b $mode rx_tls_resync_req_start) end=$(delta_b $mode rx_tls_resync_req_end)
+	ok=$(delta_b $mode rx_tls_resync_res_ok) core=$(jr .tls_stat.TlsRxDeviceResync)
+	share=$(device_share $mode)
+	log "$mode: sync lost $(delta_b $mode rx_tls_sync_lost), requests $req (skipped $(delta_b $mode rx_tls_resync_req_skip)), async ends $end, core resyncs $core, applied $ok, device share $share/10000"
+	[ "$(delta_b $mode rx_tls_sync_lost)" -gt 0 ] || die "$mode: loss never cost sync (test too weak)"
+	[ "$(delta_b $mode rx_tls_reorder_recovered)" = 0 ] || die "$mode: late-frame recovery while off"
+	[ "$core" -gt 0 ] && [ "$ok" -gt 0 ] || die "$mode: no resync through the core"
+	[ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die "$mode: TlsDecryptError"
+	case $mode in
+	driver_req)
+		[ "$req" -gt 0 ] || die "driver_req: no requests"
+		[ "$end" = 0 ] || die "driver_req: async ends sent" ;;
+	core_next_hint)
+		[ "$req" = 0 ] && [ "$(delta_b $mode rx_tls_resync_req_pkt)" = 0 ] ||
+			die "core_next_hint: the driver asked for resync" ;;
+	driver_req_async)
+		[ "$req" -gt 0 ] && [ "$end" -gt 0 ] || die "driver_req_async: no start/end pairs"
+		[ "$end" -le "$req" ] || die "driver_req_async: more ends ($end) than starts ($req)" ;;
+	esac
+	[ "$share" -ge ${MIN_SHARE:-5000} ] || die "$mode: device share $share/10000 too low"
+done
+echo driver_req > "$PORT_B/tls_resync_mode"
+echo 1 > "$PORT_B/tls_reorder_recovery"
