@@ -130,7 +130,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 			seq = a & 2 ? S.isn + S.rec[ri].off :
 				      S.isn + get(&in, 2);
-			hw_engine_flow_resync(E, H[slot], seq, rn);
+			if ((a & 0xc0) == 0xc0)	/* late-frame recovery off/on */
+				hw_engine_set_reorder_recovery(E, a & 0x20);
+			else
+				hw_engine_flow_resync(E, H[slot], seq, rn);
 			break;
 		}
 		case 3: {	/* key update */
