@@ -59,4 +59,15 @@ void hw_crypto_ctr_xor(struct hw_crypto_key *k, const u8 ctr[HW_AES_BLOCK],
 void hw_crypto_ghash(struct hw_crypto_key *k, u8 state[HW_AES_BLOCK],
 		     const u8 *data, unsigned int nblocks);
 
+/*
+ * Decryption's inner loop in one pass ("stitched" AES-GCM): GHASH the
+ * nblocks whole ciphertext blocks at in into state, and write
+ * in ^ keystream (counter block ctr, as hw_crypto_ctr_xor()) to out.
+ * Same result as hw_crypto_ghash() over in followed by
+ * hw_crypto_ctr_xor(); in and out may alias exactly.
+ */
+void hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k,
+			     const u8 ctr[HW_AES_BLOCK], const u8 *in, u8 *out,
+			     unsigned int nblocks, u8 state[HW_AES_BLOCK]);
+
 #endif /* INNOVA_HW_CRYPTO_H */

@@ -118,3 +118,12 @@ void hw_crypto_ghash(struct hw_crypto_key *k, u8 state[HW_AES_BLOCK],
 	memcpy(state, &acc, sizeof(acc));
 	memzero_explicit(&x, sizeof(x));
 }
+
+/* GHASH first: with in == out the CTR pass overwrites the ciphertext. */
+void hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k,
+			     const u8 ctr[HW_AES_BLOCK], const u8 *in, u8 *out,
+			     unsigned int nblocks, u8 state[HW_AES_BLOCK])
+{
+	hw_crypto_ghash(k, state, in, nblocks);
+	hw_crypto_ctr_xor(k, ctr, in, out, nblocks * HW_AES_BLOCK);
+}

@@ -42,7 +42,7 @@ run_faulted() {
 # confirmation and a shadow record, so reordering (a lost sync per held
 # frame) keeps less on the device than loss does.
 run_faulted loss1-core 0 9000 drop_ppm=10000
-run_faulted reorder5-core 0 ${MIN_SHARE_CORE:-5000} reorder_ppm=50000 reorder_gap=3
+run_faulted reorder5-core 0 ${MIN_SHARE_CORE:-4000} reorder_ppm=50000 reorder_gap=3
 # The default NIC: late-frame recovery.
 run_faulted loss1 1 9000 drop_ppm=10000
 run_faulted reorder5 1 9000 reorder_ppm=50000 reorder_gap=3

@@ -440,6 +440,97 @@ TGT static void aesni_ctr(const struct hw_crypto_key *k, const u8 ctr[16],
 	}
 }
 
+/*
+ * Stitched CTR + GHASH: the 8-block AES pipeline of aesni_ctr() with the
+ * GHASH of the same 8 ciphertext blocks (gh_pair) interleaved between its
+ * rounds, so the AES and carry-less multiply units work at the same time.
+ * All input loads of a group come before its stores (in == out is fine).
+ */
+TGT static void aesni_ctr_ghash(struct hw_crypto_key *k, const u8 ctr[16],
+				const u8 *in, u8 *out, unsigned int nb,
+				u8 state[16])
+{
+	const __m128i *rk = k->rk;
+	const __m128i eight = _mm_set_epi32(0, 0, 0, 8);
+	__m128i c = bswap128(_mm_loadu_si128((const __m128i *)ctr));
+	__m128i y = bswap128(_mm_loadu_si128((const __m128i *)state));
+	const int nr = k->nr;
+	u8 cb[16];
+
+	while (nb >= 8) {
+		__m128i b0, b1, b2, b3, b4, b5, b6, b7, r;
+		__m128i lo = _mm_setzero_si128(), mid = lo, hi = lo;
+		const struct hw_crypto_key *kk = k;
+
+		__asm__("" : "+r"(kk));
+		b0 = ctr_blk(c, 0, rk[0]);
+		b1 = ctr_blk(c, 1, rk[0]);
+		b2 = ctr_blk(c, 2, rk[0]);
+		b3 = ctr_blk(c, 3, rk[0]);
+		b4 = ctr_blk(c, 4, rk[0]);
+		b5 = ctr_blk(c, 5, rk[0]);
+		b6 = ctr_blk(c, 6, rk[0]);
+		b7 = ctr_blk(c, 7, rk[0]);
+		c = _mm_add_epi32(c, eight);
+#define AES_RND(i)							\
+		do {							\
+			r = rk[i];					\
+			b0 = _mm_aesenc_si128(b0, r);			\
+			b1 = _mm_aesenc_si128(b1, r);			\
+			b2 = _mm_aesenc_si128(b2, r);			\
+			b3 = _mm_aesenc_si128(b3, r);			\
+			b4 = _mm_aesenc_si128(b4, r);			\
+			b5 = _mm_aesenc_si128(b5, r);			\
+			b6 = _mm_aesenc_si128(b6, r);			\
+			b7 = _mm_aesenc_si128(b7, r);			\
+		} while (0)
+		AES_RND(1);
+		gh_pair(kk, in, 0, y, &lo, &mid, &hi);
+		AES_RND(2);
+		AES_RND(3);
+		gh_pair(kk, in, 1, y, &lo, &mid, &hi);
+		AES_RND(4);
+		AES_RND(5);
+		gh_pair(kk, in, 2, y, &lo, &mid, &hi);
+		AES_RND(6);
+		AES_RND(7);
+		gh_pair(kk, in, 3, y, &lo, &mid, &hi);
+		AES_RND(8);
+		y = kreduce(lo, mid, hi);
+		AES_RND(9);
+		if (nr > 10) {
+			AES_RND(10);
+			AES_RND(11);
+			AES_RND(12);
+			AES_RND(13);
+		}
+#undef AES_RND
+		r = rk[nr];
+#define AES_OUT(i, b)							\
+	_mm_storeu_si128((__m128i *)(out + 16 * (i)),		\
+		_mm_xor_si128(_mm_aesenclast_si128(b, r),	\
+			_mm_loadu_si128((const __m128i *)(in + 16 * (i)))))
+		AES_OUT(0, b0);
+		AES_OUT(1, b1);
+		AES_OUT(2, b2);
+		AES_OUT(3, b3);
+		AES_OUT(4, b4);
+		AES_OUT(5, b5);
+		AES_OUT(6, b6);
+		AES_OUT(7, b7);
+#undef AES_OUT
+		in += 128;
+		out += 128;
+		nb -= 8;
+	}
+	_mm_storeu_si128((__m128i *)state, bswap128(y));
+	if (nb) {
+		_mm_storeu_si128((__m128i *)cb, bswap128(c));
+		ghash_clmul(k, state, in, nb);
+		aesni_ctr(k, cb, in, out, nb * 16);
+	}
+}
+
 /* ---- interface ---- */
 
 void hw_crypto_aes_block(struct hw_crypto_key *k, const u8 in[16], u8 out[16])
@@ -487,6 +578,18 @@ void hw_crypto_ghash(struct hw_crypto_key *k, u8 state[16], const u8 *data,
 			state[j] ^= data[16 * i + j];
 		gf_mul_ref(state, k->h);
 	}
+}
+
+void hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k, const u8 ctr[16],
+			     const u8 *in, u8 *out, unsigned int nblocks,
+			     u8 state[16])
+{
+	if (k->aesni && k->clmul) {
+		aesni_ctr_ghash(k, ctr, in, out, nblocks, state);
+		return;
+	}
+	hw_crypto_ghash(k, state, in, nblocks);
+	hw_crypto_ctr_xor(k, ctr, in, out, nblocks * 16);
 }
 
 int hw_crypto_key_new(const u8 *key, unsigned int keylen,

@@ -829,6 +829,48 @@ static void test_aesni(void)
 	tap("crypto: AES-NI block/CTR == OpenSSL EVP (AES-128/256)");
 }
 
+/* stitched CTR + GHASH == GHASH then CTR, on the portable backend too */
+static void test_stitched(void)
+{
+	struct hw_crypto_key *a, *b;
+	struct rng r = { 79 };
+	u8 key[32], ctr[16], sa[16], sb[16], in[16 * 45];
+	u8 oa[sizeof(in)], ob[sizeof(in)];
+	int t;
+
+	for (t = 0; t < 300; t++) {
+		unsigned int klen = t & 1 ? 32 : 16, nb = rng_below(&r, 46);
+
+		for (int i = 0; i < 32; i++)
+			key[i] = (u8)rng_next(&r);
+		for (int i = 0; i < 16; i++)
+			ctr[i] = sa[i] = sb[i] = (u8)rng_next(&r);
+		ctr[12] = 0;
+		for (size_t i = 0; i < sizeof(in); i++)
+			in[i] = (u8)rng_next(&r);
+		unsetenv("HW_NO_AESNI");
+		hw_crypto_key_new(key, klen, &a);
+		setenv("HW_NO_AESNI", "1", 1);
+		setenv("HW_NO_CLMUL", "1", 1);
+		hw_crypto_key_new(key, klen, &b);
+		unsetenv("HW_NO_AESNI");
+		unsetenv("HW_NO_CLMUL");
+		hw_crypto_ghash(b, sb, in, nb);
+		hw_crypto_ctr_xor(b, ctr, in, ob, nb * 16);
+		if (t & 2) {
+			hw_crypto_ctr_xor_ghash(a, ctr, in, oa, nb, sa);
+		} else {	/* in place */
+			memcpy(oa, in, nb * 16);
+			hw_crypto_ctr_xor_ghash(a, ctr, oa, oa, nb, sa);
+		}
+		CHECK(!memcmp(oa, ob, nb * 16), "stitched ctr nb=%u", nb);
+		CHECK(!memcmp(sa, sb, 16), "stitched ghash nb=%u", nb);
+		hw_crypto_key_free(a);
+		hw_crypto_key_free(b);
+	}
+	tap("crypto: stitched CTR+GHASH == GHASH then CTR (in place too)");
+}
+
 /* checksum edge cases and parsing */
 static void test_frames(void)
 {
@@ -1202,6 +1244,7 @@ int main(int argc, char **argv)
 	test_api();
 	test_ghash();
 	test_aesni();
+	test_stitched();
 	test_frames();
 	test_resync_paths();
 	test_reorder_paths();
