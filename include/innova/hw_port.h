@@ -17,10 +17,17 @@
 #include <linux/string.h>
 #include <linux/errno.h>
 #include <linux/compiler.h>
+#include <net/checksum.h>
 
 static inline void hw_memzero_explicit(void *p, size_t n)
 {
 	memzero_explicit(p, n);
+}
+
+/* One's complement sum of p[0..len) as 16-bit words, not folded. */
+static inline u64 hw_csum_partial(const u8 *p, u32 len)
+{
+	return (__force u32)csum_partial(p, len, 0);
 }
 
 #else /* host */
@@ -45,6 +52,9 @@ typedef __INT64_TYPE__ s64;
 #ifndef fallthrough
 #define fallthrough	__attribute__((__fallthrough__))
 #endif
+
+/* One's complement sum of p[0..len) as 16-bit words, not folded. */
+u64 hw_csum_partial(const u8 *p, u32 len);
 
 static inline void hw_memzero_explicit(void *p, size_t n)
 {

@@ -1434,74 +1434,14 @@ static void stream_gap(struct rx_ctx *cx, struct hw_flow *f, u32 seq)
 /* frame parsing                                                      */
 /* ------------------------------------------------------------------ */
 
-static u64 csum_add(u64 sum, const u8 *p, u32 len)
+/*
+ * One's complement sums come from the platform (hw_csum_partial(), see
+ * hw_port.h): the kernel's csum_partial() in the module, a vectorised one
+ * on the host.  Partial sums of even-length pieces add up.
+ */
+static inline u64 sum16_add(u64 sum, const u8 *p, u32 len)
 {
-	u64 a, b, x, y, s1 = 0, c = 0, c1 = 0;
-	u32 v;
-	u16 w;
-
-	/*
-	 * 64-bit one's complement accumulation: add with end-around carry,
-	 * the carries counted in c (each worth 2^64 = 1 mod 2^16 - 1).  Two
-	 * independent accumulators halve the add-with-carry dependency chain.
-	 */
-	while (len >= 64) {
-		memcpy(&a, p, 8);
-		memcpy(&b, p + 8, 8);
-		memcpy(&x, p + 16, 8);
-		memcpy(&y, p + 24, 8);
-		sum += a;
-		c += sum < a;
-		s1 += b;
-		c1 += s1 < b;
-		sum += x;
-		c += sum < x;
-		s1 += y;
-		c1 += s1 < y;
-		memcpy(&a, p + 32, 8);
-		memcpy(&b, p + 40, 8);
-		memcpy(&x, p + 48, 8);
-		memcpy(&y, p + 56, 8);
-		sum += a;
-		c += sum < a;
-		s1 += b;
-		c1 += s1 < b;
-		sum += x;
-		c += sum < x;
-		s1 += y;
-		c1 += s1 < y;
-		p += 64;
-		len -= 64;
-	}
-	sum += s1;
-	c += c1 + (sum < s1);
-	while (len >= 8) {
-		memcpy(&a, p, 8);
-		sum += a;
-		c += sum < a;
-		p += 8;
-		len -= 8;
-	}
-	/* fold into 32 bits so the narrower adds below cannot overflow */
-	sum = (sum & 0xffffffffu) + (sum >> 32) + c;
-	if (len >= 4) {
-		memcpy(&v, p, 4);
-		sum += v;
-		p += 4;
-		len -= 4;
-	}
-	if (len >= 2) {
-		memcpy(&w, p, 2);
-		sum += w;
-		p += 2;
-		len -= 2;
-	}
-	if (len) {
-		w = 0;
-		memcpy(&w, p, 1);
-		sum += w;
-	}
-	return sum;
+	return sum + hw_csum_partial(p, len);
 }
 
 /* native-endian 32-bit load, no alignment assumption */
@@ -1513,7 +1453,7 @@ static inline u32 load32_ne(const u8 *p)
 	return v;
 }
 
-static u16 csum_fold(u64 sum)
+static u16 sum16_fold(u64 sum)
 {
 	sum = (sum & 0xffffffffu) + (sum >> 32);
 	sum = (sum & 0xffffffffu) + (sum >> 32);
@@ -1560,7 +1500,7 @@ static int parse_frame(const u8 *fr, u32 len, struct parsed *p, bool *csum_ok)
 			return 0;
 		if ((hw_get_be16(ip + 6) & 0x3fff) || ip[9] != 6)
 			return 0;
-		if (csum_fold(csum_add(0, ip, ihl)) != 0xffff)
+		if (sum16_fold(sum16_add(0, ip, ihl)) != 0xffff)
 			return 0;
 		p->t.family = 4;
 		memcpy(p->t.saddr, ip + 12, 4);
@@ -1583,7 +1523,7 @@ static int parse_frame(const u8 *fr, u32 len, struct parsed *p, bool *csum_ok)
 		memcpy(p->t.daddr, ip + 24, 16);
 		p->l4 = off + 40;
 		p->l4len = pl;
-		sum = csum_add(0, ip + 8, 32);
+		sum = sum16_add(0, ip + 8, 32);
 	} else {
 		return 0;
 	}
@@ -1601,8 +1541,8 @@ static int parse_frame(const u8 *fr, u32 len, struct parsed *p, bool *csum_ok)
 	ph[1] = 6;
 	hw_put_be16(ph + 2, (u16)p->l4len);
 	sum += load32_ne(ph);
-	sum = csum_add(sum, fr + p->l4, p->l4len);
-	*csum_ok = csum_fold(sum) == 0xffff;
+	sum = sum16_add(sum, fr + p->l4, p->l4len);
+	*csum_ok = sum16_fold(sum) == 0xffff;
 	/* payload: [l4 + doff, l4 + l4len) */
 	return (int)doff;
 }

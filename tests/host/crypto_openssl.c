@@ -28,6 +28,8 @@ struct hw_crypto_key {
 
 /* test hook: make the next hw_crypto_key_new() fail with -ENOMEM */
 int hw_crypto_fail_next;
+/* bench hook: separate GHASH and CTR passes instead of the stitched loop */
+int hw_crypto_no_stitch;
 
 /* ---- portable GF(2^128) multiply (GCM bit order), reference ---- */
 static void gf_mul_ref(u8 x[16], const u8 y[16])
@@ -584,7 +586,7 @@ void hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k, const u8 ctr[16],
 			     const u8 *in, u8 *out, unsigned int nblocks,
 			     u8 state[16])
 {
-	if (k->aesni && k->clmul) {
+	if (k->aesni && k->clmul && !hw_crypto_no_stitch) {
 		aesni_ctr_ghash(k, ctr, in, out, nblocks, state);
 		return;
 	}
