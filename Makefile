@@ -18,7 +18,7 @@ GUEST_TIMEOUT ?= 1500
 export KVER
 
 .PHONY: all deps module userspace image stage guest shell test demo check \
-	fuzz bench soak host-test clean install modules_install load insmod
+	fuzz bench soak coverage host-test clean install modules_install load insmod
 
 all: module userspace
 
@@ -79,6 +79,12 @@ demo: deps image stage
 soak: deps image stage
 	@$(ROOT)/qemu-image/run-guest.sh --timeout 7200 $(VMLINUZ) $(BASE_CPIO) $(STAGE) \
 		"GUEST_TESTS='4[1-6]*' BYTES=64M ROUNDS=100 sh /innova/tests/guest/run-suite.sh"
+
+# Offload coverage curves (not part of make test): share of TLS bytes the
+# NIC decrypts per resync mode and fault level, and flow-count scaling.
+coverage: deps image stage
+	@$(ROOT)/qemu-image/run-guest.sh --timeout 3600 $(VMLINUZ) $(BASE_CPIO) $(STAGE) \
+		'sh /innova/tests/guest/coverage.sh'
 
 fuzz:
 	$(MAKE) -C tests/host fuzz BUILD=$(BUILD)
