@@ -145,6 +145,71 @@ static int innova_tls_tuple(struct sock *sk, struct hw_flow_tuple *t)
 	return -EOPNOTSUPP;
 }
 
+/* Copy len bytes at TCP seq from the socket's receive queue. */
+static int innova_tls_queue_read(struct sock *sk, u32 seq, u8 *buf, u32 len)
+{
+	struct sk_buff *skb;
+
+	skb_queue_walk(&sk->sk_receive_queue, skb) {
+		u32 start = TCP_SKB_CB(skb)->seq, off, n;
+
+		if (!before(seq, start + skb->len))
+			continue;
+		if (before(seq, start))
+			return -EINVAL;
+		off = seq - start;
+		n = min(len, skb->len - off);
+		if (skb_copy_bits(skb, off, buf, n))
+			return -EFAULT;
+		buf += n;
+		seq += n;
+		len -= n;
+		if (!len)
+			return 0;
+	}
+	return -ENODATA;
+}
+
+/*
+ * Bytes in [copied_seq, rcv_nxt) reached the socket before the flow was
+ * installed: they went past the NIC untouched and the core decrypts them
+ * in software. Their record headers say where the first record the NIC
+ * will see from its start begins, and its number; then the engine starts
+ * in sync there instead of stream-scanning and asking for a resync. The
+ * caller (setsockopt) holds the socket lock, so the receive queue stays
+ * as it is (softirq queues to the backlog meanwhile). false: a header
+ * straddles rcv_nxt or does not look like TLS 1.2; start unsynced.
+ */
+static bool innova_tls_next_record(struct sock *sk, u32 seq, u64 rn,
+				   u32 *next_seq, u64 *next_rn)
+{
+	u32 end = READ_ONCE(tcp_sk(sk)->rcv_nxt);
+	unsigned int records = 0;
+	u8 hdr[TLS_HEADER_SIZE];
+	u32 len;
+
+	sock_owned_by_me(sk);
+	while (before(seq, end)) {
+		if (end - seq < TLS_HEADER_SIZE ||
+		    innova_tls_queue_read(sk, seq, hdr, sizeof(hdr)))
+			return false;
+		len = get_unaligned_be16(hdr + 3);
+		/* content types 20 (ChangeCipherSpec) .. 24 (heartbeat) */
+		if (hdr[0] < 20 || hdr[0] > 24 ||
+		    hdr[1] != TLS_1_2_VERSION_MAJOR ||
+		    hdr[2] != TLS_1_2_VERSION_MINOR ||
+		    len < TLS_CIPHER_AES_GCM_128_IV_SIZE + TLS_TAG_SIZE ||
+		    len > TLS_MAX_PAYLOAD_SIZE + TLS_CIPHER_AES_GCM_128_IV_SIZE +
+			  TLS_TAG_SIZE || ++records > 4096)
+			return false;
+		seq += TLS_HEADER_SIZE + len;
+		rn++;
+	}
+	*next_seq = seq;
+	*next_rn = rn;
+	return true;
+}
+
 static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 			      enum tls_offload_ctx_dir direction,
 			      struct tls_crypto_info *crypto_info,
@@ -211,11 +276,10 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 
 	params.start_seq = start_offload_tcp_sn;
 	params.start_rn = be64_to_cpu(get_unaligned((__be64 *)rec_seq));
-	/*
-	 * Bytes in [copied_seq, rcv_nxt) already went past the engine: only
-	 * when nothing is queued does a record start where offload starts.
-	 */
-	params.start_synced = READ_ONCE(tcp_sk(sk)->rcv_nxt) == start_offload_tcp_sn;
+	params.start_synced = innova_tls_next_record(sk, start_offload_tcp_sn,
+						     params.start_rn,
+						     &params.start_seq,
+						     &params.start_rn);
 	memcpy(params.salt, salt, sizeof(params.salt));
 
 	spin_lock_bh(&tp->lock);

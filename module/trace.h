@@ -92,14 +92,17 @@ TRACE_EVENT(innova_tls_frame_event,
 			   __entry->tcp_seq = tcp_seq;
 			   __entry->events = events;
 			   __entry->auth_fail = auth_fail;),
-	    TP_printk("port%d flow=%u seq=%u auth_fail=%d events=%s%s%s%s%s",
+	    TP_printk("port%d flow=%u seq=%u auth_fail=%d events=%s%s%s%s%s%s%s%s",
 		      __entry->port, __entry->handle, __entry->tcp_seq,
 		      __entry->auth_fail,
 		      __entry->events & 0x1 ? "key_refresh_needed " : "",
 		      __entry->events & 0x2 ? "sync_lost " : "",
 		      __entry->events & 0x4 ? "synced " : "",
 		      __entry->events & 0x8 ? "key_switched " : "",
-		      __entry->events & 0x10 ? "reorder_recovered" : "")
+		      __entry->events & 0x10 ? "reorder_recovered " : "",
+		      __entry->events & 0x20 ? "(gap)" : "",
+		      __entry->events & 0x40 ? "(bad_header)" : "",
+		      __entry->events & 0x80 ? "(tag)" : "")
 );
 
 #endif /* _INNOVA_TRACE_H */

@@ -88,6 +88,10 @@ struct hw_stats {
 #define HW_EV_KEY_SWITCHED		0x8u	/* new key took effect */
 /* Record numbers regained from late data: no resync needed. */
 #define HW_EV_REORDER_RECOVERED		0x10u
+/* why sync was lost in this frame */
+#define HW_EV_LOST_GAP			0x20u	/* gap that may hold a header */
+#define HW_EV_LOST_BAD_HEADER		0x40u	/* implausible record header */
+#define HW_EV_LOST_TAG			0x80u	/* tag mismatch while decrypting */
 
 struct hw_rx_completion {
 	u32 flow;		/* flow handle, 0 = none */

@@ -958,6 +958,7 @@ static void record_end(struct rx_ctx *cx, struct hw_flow *f)
 		} else {
 			/* stop decrypting; the next boundary is a candidate */
 			STAT_INC(eng, f, sync_lost);
+			cx->events |= HW_EV_LOST_TAG;
 			set_state(cx, f, HW_FS_TRACK);
 			chain_reset(f, f->rec_seq);
 		}
@@ -1069,6 +1070,8 @@ static u32 record_step(struct rx_ctx *cx, struct hw_flow *f, const u8 *d,
 		if (f->rpos == TLS_HDR && !record_header(cx, f)) {
 			/* rescan the bytes after the bad header's first */
 			cx->markable = false;
+			if (f->state != HW_FS_SEARCH && f->state != HW_FS_TRACK)
+				cx->events |= HW_EV_LOST_BAD_HEADER;
 			lose_sync_search(cx, f);
 			memcpy(f->carry, f->hdr + 1, 4);
 			f->ncarry = 4;
@@ -1427,6 +1430,8 @@ static void stream_gap(struct rx_ctx *cx, struct hw_flow *f, u32 seq)
 	if (cx->eng->reorder_recovery)
 		ro_start(f, seq);
 	f->exp_seq = seq;
+	if (f->state != HW_FS_SEARCH && f->state != HW_FS_TRACK)
+		cx->events |= HW_EV_LOST_GAP;
 	lose_sync_search(cx, f);
 }
 

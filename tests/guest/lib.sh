@@ -54,6 +54,11 @@ setup_pair() {
 	ip -n B addr add $IP6_B/64 dev innova1 nodad
 	ip -n A link set innova0 up
 	ip -n B link set innova1 up
+	# A clean link is lossless: the default fq_codel's CoDel drops packets
+	# that wait behind pause frames on a slow (TCG) receiver, which would
+	# look like cable loss. netem tests replace this root qdisc.
+	ip netns exec A tc qdisc replace dev innova0 root pfifo limit 20000
+	ip netns exec B tc qdisc replace dev innova1 root pfifo limit 20000
 	i=0
 	until ip netns exec A ping -c1 -W1 $IP4_B >/dev/null 2>&1; do
 		i=$((i + 1)); [ $i -lt 10 ] || die "no IPv4 connectivity across the cable"
