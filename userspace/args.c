@@ -42,6 +42,8 @@ void print_usage(FILE *f)
 "                     user    plain SSL_read (baseline)\n"
 "                     sim     like manual, but the records are decrypted by a userspace\n"
 "                              model of kTLS (for hosts without kTLS)\n"
+"  --rx-delay MS      (manual, sim) wait MS ms after the handshake before setting TLS_RX,\n"
+"                     so the peer's first records are already queued in the socket\n"
 "\n"
 "send options:\n"
 "  --tx-mode M        user (default) SSL_write, one record per call\n"
@@ -155,7 +157,7 @@ static int parse_mode(const char *s, const char *const *names, int n)
 }
 
 enum { OPT_LISTEN = 256, OPT_CONNECT, OPT_CIPHER, OPT_RXMODE, OPT_TXMODE, OPT_RECSIZE, OPT_BYTES,
-       OPT_SEED, OPT_FLOWS, OPT_TIMEOUT, OPT_QUIET, OPT_CCS, OPT_CORRUPT };
+       OPT_SEED, OPT_FLOWS, OPT_TIMEOUT, OPT_QUIET, OPT_CCS, OPT_CORRUPT, OPT_RXDELAY };
 
 int parse_args(int argc, char **argv, struct options *o)
 {
@@ -172,6 +174,7 @@ int parse_args(int argc, char **argv, struct options *o)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "ccs-at", required_argument, NULL, OPT_CCS },
+		{ "rx-delay", required_argument, NULL, OPT_RXDELAY },
 		{ "corrupt-at", required_argument, NULL, OPT_CORRUPT }, /* hidden: verifier test hook */
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -268,6 +271,11 @@ int parse_args(int argc, char **argv, struct options *o)
 			if (parse_ccs_list(optarg, o))
 				return usage_error("bad --ccs-at '%s' (K[,K...], K >= 1)", optarg);
 			break;
+		case OPT_RXDELAY:
+			if (parse_u64(optarg, &v) || v > 60000)
+				return usage_error("bad --rx-delay '%s' (0..60000 ms)", optarg);
+			o->rx_delay_ms = (unsigned)v;
+			break;
 		case OPT_CORRUPT:
 			if (parse_u64(optarg, &v) || v > INT64_MAX)
 				return usage_error("bad --corrupt-at '%s'", optarg);
@@ -300,8 +308,10 @@ int parse_args(int argc, char **argv, struct options *o)
 	}
 	if (o->role == ROLE_RECV && (tx_set || rec_set || o->n_ccs_at || o->corrupt_at >= 0))
 		return usage_error("%s", "--tx-mode/--record-size/--ccs-at/--corrupt-at are send options");
-	if (o->role == ROLE_SEND && rx_set)
-		return usage_error("%s", "--rx-mode is a recv option");
+	if (o->role == ROLE_SEND && (rx_set || o->rx_delay_ms))
+		return usage_error("%s", "--rx-mode/--rx-delay are recv options");
+	if (o->rx_delay_ms && o->rx_mode != RX_MANUAL && o->rx_mode != RX_SIM)
+		return usage_error("%s", "--rx-delay needs --rx-mode manual or sim");
 	if (o->n_ccs_at && o->tx_mode == TX_USER)
 		return usage_error("%s", "--ccs-at needs --tx-mode ktls or sim (OpenSSL cannot send a bare type-20 record)");
 	return 0;

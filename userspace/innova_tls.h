@@ -122,6 +122,7 @@ struct options {
 	uint64_t seed;
 	unsigned flows;
 	unsigned timeout_sec;
+	unsigned rx_delay_ms;          /* manual: wait before TLS_RX */
 	bool quiet;
 	uint64_t ccs_at[MAX_CCS_MARKS];
 	unsigned n_ccs_at;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <openssl/err.h>
 #include "innova_tls.h"
@@ -230,6 +231,9 @@ static void *rx_flow_main(void *arg)
 		}
 		if (derive_record_keys(ssl, o->cipher, KEYS_FOR_READ, tracker.rd_seq, &keys, f->err, sizeof(f->err)))
 			goto out;
+		if (o->rx_delay_ms)
+			nanosleep(&(struct timespec){ .tv_sec = o->rx_delay_ms / 1000,
+				  .tv_nsec = (long)(o->rx_delay_ms % 1000) * 1000000 }, NULL);
 		if (o->rx_mode == RX_MANUAL) {
 			if (ktls_install(f->fd, &keys, true, f->err, sizeof(f->err)))
 				goto out_keys;
