@@ -63,6 +63,9 @@ usage_case "bad address" send --connect 127.0.0.1 --bytes 1
 usage_case "bad bytes suffix" send --connect 127.0.0.1:1 --bytes 1X
 usage_case "--ccs-at with tx-mode user" send --connect 127.0.0.1:1 --ccs-at 3
 usage_case "send option on recv" recv --listen 127.0.0.1:1 --record-size 5
+usage_case "--rx-delay on send" send --connect 127.0.0.1:1 --rx-delay 5
+usage_case "--rx-delay with rx-mode user" recv --listen 127.0.0.1:1 --rx-mode user --rx-delay 5
+usage_case "--rx-delay too long" recv --listen 127.0.0.1:1 --rx-delay 60001
 if "$BIN" --help | grep -q 'does NOT verify'; then ok "--help exits 0 and warns about no verification"
 else not_ok "--help exits 0 and warns about no verification"; fi
 
