@@ -186,23 +186,16 @@ static bool innova_tls_next_record(struct sock *sk, u32 seq, u64 rn,
 	u32 end = READ_ONCE(tcp_sk(sk)->rcv_nxt);
 	unsigned int records = 0;
 	u8 hdr[TLS_HEADER_SIZE];
-	u32 len;
 
 	sock_owned_by_me(sk);
 	while (before(seq, end)) {
 		if (end - seq < TLS_HEADER_SIZE ||
 		    innova_tls_queue_read(sk, seq, hdr, sizeof(hdr)))
 			return false;
-		len = get_unaligned_be16(hdr + 3);
-		/* content types 20 (ChangeCipherSpec) .. 24 (heartbeat) */
-		if (hdr[0] < 20 || hdr[0] > 24 ||
-		    hdr[1] != TLS_1_2_VERSION_MAJOR ||
-		    hdr[2] != TLS_1_2_VERSION_MINOR ||
-		    len < TLS_CIPHER_AES_GCM_128_IV_SIZE + TLS_TAG_SIZE ||
-		    len > TLS_MAX_PAYLOAD_SIZE + TLS_CIPHER_AES_GCM_128_IV_SIZE +
-			  TLS_TAG_SIZE || ++records > 4096)
+		/* the same header test the engine follows records with */
+		if (!hw_tls_hdr_plausible(hdr) || ++records > 4096)
 			return false;
-		seq += TLS_HEADER_SIZE + len;
+		seq += TLS_HEADER_SIZE + get_unaligned_be16(hdr + 3);
 		rn++;
 	}
 	*next_seq = seq;
@@ -404,7 +397,7 @@ static void innova_tls_resync_request(struct innova_port *port,
 {
 	struct innova_tls_flow *flow = innova_tls_find(tp, c->flow);
 	struct sock *sk = flow ? flow->sk : NULL;
-	u32 hdr;
+	u32 hdr, start;
 
 	/* In CORE_NEXT_HINT mode the core resyncs without being asked. */
 	if (flow && flow->mode == INNOVA_RESYNC_CORE_NEXT_HINT)
@@ -428,14 +421,14 @@ static void innova_tls_resync_request(struct innova_port *port,
 			innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_SKIP);
 			return;
 		}
-		/* the header may begin in the previous frame (carried bytes) */
+		/* DRIVER_REQ's header start + 4 back to the header's start */
 		hdr = c->resync_seq - 4;
-		if (before(c->tcp_seq, hdr))
-			hdr = c->tcp_seq;
-		tls_offload_rx_resync_async_request_start(sk, htonl(hdr),
-							  c->tcp_seq + c->payload_len - hdr);
+		/* the header may begin in the previous frame (carried bytes) */
+		start = before(c->tcp_seq, hdr) ? c->tcp_seq : hdr;
+		tls_offload_rx_resync_async_request_start(sk, htonl(start),
+							  c->tcp_seq + c->payload_len - start);
 		flow->async_busy = true;
-		flow->async_hw_seq = c->resync_seq - 4;
+		flow->async_hw_seq = hdr;
 		schedule_work(&flow->async_work);
 	} else {
 		tls_offload_rx_resync_request(sk, htonl(c->resync_seq));

@@ -153,6 +153,11 @@ void hw_engine_fini(struct hw_engine *eng);
  */
 void hw_engine_set_reorder_recovery(struct hw_engine *eng, bool on);
 bool hw_engine_reorder_recovery(const struct hw_engine *eng);
+/*
+ * The engine's test for a TLS 1.2 record header (5 bytes): content type
+ * 20..24, version 03 03, 24 <= length <= 2^14 + 24.
+ */
+bool hw_tls_hdr_plausible(const u8 h[5]);
 
 /* ---- firmware commands (atomic, under the driver's lock) ---- */
 int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,

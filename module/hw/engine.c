@@ -489,10 +489,13 @@ static void chain_reset(struct hw_flow *f, u32 seq)
 	f->end_idx_valid = false;
 }
 
-static void lose_sync_search(struct rx_ctx *cx, struct hw_flow *f)
+/* why: HW_EV_LOST_*, reported when this really loses sync */
+static void lose_sync_search(struct rx_ctx *cx, struct hw_flow *f, u32 why)
 {
-	if (f->state != HW_FS_SEARCH && f->state != HW_FS_TRACK)
+	if (f->state != HW_FS_SEARCH && f->state != HW_FS_TRACK) {
 		STAT_INC(cx->eng, f, sync_lost);
+		cx->events |= why;
+	}
 	set_state(cx, f, HW_FS_SEARCH);
 	chain_reset(f, f->exp_seq);
 	f->ncarry = 0;
@@ -831,7 +834,7 @@ int hw_engine_flow_resync(struct hw_engine *eng, u32 handle, u32 header_seq,
 /* record walking                                                     */
 /* ------------------------------------------------------------------ */
 
-static bool hdr_plausible(const u8 *h)
+bool hw_tls_hdr_plausible(const u8 h[5])
 {
 	u16 l = hw_get_be16(h + 3);
 
@@ -879,7 +882,7 @@ static bool record_header(struct rx_ctx *cx, struct hw_flow *f)
 	u16 l = hw_get_be16(f->hdr + 3);
 
 	if (f->state == HW_FS_TRACK) {
-		if (!hdr_plausible(f->hdr))
+		if (!hw_tls_hdr_plausible(f->hdr))
 			return false;
 	} else if (f->hdr[1] != 3 || f->hdr[2] != 3 || l < TLS_L_MIN ||
 		   l > TLS_L_MAX) {
@@ -986,7 +989,7 @@ static u32 search_step(struct rx_ctx *cx, struct hw_flow *f, u32 seq,
 			continue;
 		for (j = 0; j < TLS_HDR; j++)
 			h[j] = i + j < 0 ? f->carry[nc + i + j] : d[i + j];
-		if (!hdr_plausible(h))
+		if (!hw_tls_hdr_plausible(h))
 			continue;
 		/* candidate header at seq + i, its last byte in this frame */
 		set_state(cx, f, HW_FS_TRACK);
@@ -1070,9 +1073,7 @@ static u32 record_step(struct rx_ctx *cx, struct hw_flow *f, const u8 *d,
 		if (f->rpos == TLS_HDR && !record_header(cx, f)) {
 			/* rescan the bytes after the bad header's first */
 			cx->markable = false;
-			if (f->state != HW_FS_SEARCH && f->state != HW_FS_TRACK)
-				cx->events |= HW_EV_LOST_BAD_HEADER;
-			lose_sync_search(cx, f);
+			lose_sync_search(cx, f, HW_EV_LOST_BAD_HEADER);
 			memcpy(f->carry, f->hdr + 1, 4);
 			f->ncarry = 4;
 			return m;
@@ -1430,9 +1431,7 @@ static void stream_gap(struct rx_ctx *cx, struct hw_flow *f, u32 seq)
 	if (cx->eng->reorder_recovery)
 		ro_start(f, seq);
 	f->exp_seq = seq;
-	if (f->state != HW_FS_SEARCH && f->state != HW_FS_TRACK)
-		cx->events |= HW_EV_LOST_GAP;
-	lose_sync_search(cx, f);
+	lose_sync_search(cx, f, HW_EV_LOST_GAP);
 }
 
 /* ------------------------------------------------------------------ */

@@ -9,13 +9,12 @@ echo "$pause" | grep -q '^RX:[[:space:]]*on' && echo "$pause" | grep -q '^TX:[[:
 ip netns exec B ethtool -A innova1 autoneg on 2>/dev/null && die "pause autoneg accepted"
 ip netns exec B ethtool -G innova1 rx 16 || die "ethtool -G rx 16"
 
-stat() { ethtool_stat "$1" "$2" "$3"; }
-xoff0=$(stat B innova1 tx_pause_ctrl_phy) drops0=$(stat B innova1 rx_ring_drops)
-honour0=$(stat A innova0 rx_pause_ctrl_phy)
+xoff0=$(ethtool_stat B innova1 tx_pause_ctrl_phy) drops0=$(ethtool_stat B innova1 rx_ring_drops)
+honour0=$(ethtool_stat A innova0 rx_pause_ctrl_phy)
 tcp_transfer A B $IP4_B 8000000
-xoff=$(( $(stat B innova1 tx_pause_ctrl_phy) - xoff0 ))
-honour=$(( $(stat A innova0 rx_pause_ctrl_phy) - honour0 ))
-drops=$(( $(stat B innova1 rx_ring_drops) - drops0 ))
+xoff=$(( $(ethtool_stat B innova1 tx_pause_ctrl_phy) - xoff0 ))
+honour=$(( $(ethtool_stat A innova0 rx_pause_ctrl_phy) - honour0 ))
+drops=$(( $(ethtool_stat B innova1 rx_ring_drops) - drops0 ))
 log "pause on, 16-slot ring: XOFF sent $xoff, honoured $honour, ring drops $drops"
 [ "$xoff" -gt 0 ] || die "a 16-slot ring never filled (test too weak)"
 [ "$honour" = "$xoff" ] || die "XOFF sent $xoff but honoured $honour"
@@ -24,10 +23,10 @@ ip netns exec B ethtool --include-statistics -a innova1 2>/dev/null | grep -q 't
 	die "ethtool pause statistics missing"
 
 ip netns exec B ethtool -A innova1 tx off || die "ethtool -A tx off"
-drops0=$(stat B innova1 rx_ring_drops) xoff0=$(stat B innova1 tx_pause_ctrl_phy)
+drops0=$(ethtool_stat B innova1 rx_ring_drops) xoff0=$(ethtool_stat B innova1 tx_pause_ctrl_phy)
 tcp_transfer A B $IP4_B 8000000
-drops=$(( $(stat B innova1 rx_ring_drops) - drops0 ))
-xoff=$(( $(stat B innova1 tx_pause_ctrl_phy) - xoff0 ))
+drops=$(( $(ethtool_stat B innova1 rx_ring_drops) - drops0 ))
+xoff=$(( $(ethtool_stat B innova1 tx_pause_ctrl_phy) - xoff0 ))
 log "pause off: XOFF sent $xoff, ring drops $drops (TCP retransmitted them)"
 [ "$xoff" = 0 ] || die "XOFF sent with tx pause off"
 # A drop needs the sender to outrun NAPI by 16 frames: likely, not certain.

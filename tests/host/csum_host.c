@@ -20,7 +20,7 @@ static u64 csum_scalar(u64 sum, const u8 *p, u32 len)
 	 * the carries counted in c (each worth 2^64 = 1 mod 2^16 - 1).  Two
 	 * independent accumulators halve the add-with-carry dependency chain.
 	 */
-	while (len >= 64) {
+	while (len >= 32) {
 		memcpy(&a, p, 8);
 		memcpy(&b, p + 8, 8);
 		memcpy(&x, p + 16, 8);
@@ -33,20 +33,8 @@ static u64 csum_scalar(u64 sum, const u8 *p, u32 len)
 		c += sum < x;
 		s1 += y;
 		c1 += s1 < y;
-		memcpy(&a, p + 32, 8);
-		memcpy(&b, p + 40, 8);
-		memcpy(&x, p + 48, 8);
-		memcpy(&y, p + 56, 8);
-		sum += a;
-		c += sum < a;
-		s1 += b;
-		c1 += s1 < b;
-		sum += x;
-		c += sum < x;
-		s1 += y;
-		c1 += s1 < y;
-		p += 64;
-		len -= 64;
+		p += 32;
+		len -= 32;
 	}
 	sum += s1;
 	c += c1 + (sum < s1);
