@@ -16,12 +16,24 @@
  * frames have passed, or by a timer after hold_ms. Delay keeps frames in a
  * FIFO and releases them in order from a soft hrtimer.
  *
+ * Two more faults for the NIC's own rules: dup_mangle makes duplicates
+ * that a NIC must not take for the flow (addressed to another host, or
+ * carrying an 802.1Q tag) and sends them first; inject_ahead sends one copy
+ * of a data segment far ahead in sequence that the receiving TCP discards
+ * (its ACK covers data never sent) but a NIC sees.
+ *
+ * The knobs and counters live in debugfs (innova_cable_debugfs_add()):
+ * writes outside a knob's range fail with -EINVAL and change nothing.
+ *
  * Locking: wire->lock protects the PRNG, the held frame and the delay
  * queue; it is taken from ndo_start_xmit (BH off) and the soft hrtimers
  * (softirq), with _bh from process context. Frames leaving the wire are
  * collected under the lock and handed to the peer after dropping it.
  */
+#include <linux/debugfs.h>
+#include <linux/etherdevice.h>
 #include <linux/if_ether.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/tcp.h>
@@ -33,6 +45,14 @@
 
 #define INNOVA_PPM		1000000U
 #define INNOVA_MAX_DELAY_MS	10000U
+#define INNOVA_MANGLE_VID	7	/* no sub-interface uses it */
+
+enum innova_dup_mangle {
+	INNOVA_MANGLE_NONE,
+	INNOVA_MANGLE_OTHERHOST,
+	INNOVA_MANGLE_VLAN,
+	INNOVA_MANGLE_MAX = INNOVA_MANGLE_VLAN,
+};
 
 struct innova_wire_cb {
 	ktime_t due;
@@ -175,6 +195,51 @@ static void innova_corrupt(struct innova_wire *w, struct sk_buff *skb,
 	}
 }
 
+/*
+ * A copy the NIC must leave alone: a unicast frame for another host, or
+ * the frame tagged with a VLAN nobody configured. The receiving stack
+ * drops both (PACKET_OTHERHOST). false: leave the duplicate unsent.
+ */
+static bool innova_mangle(struct sk_buff *skb, u32 how)
+{
+	struct ethhdr *eth = (struct ethhdr *)skb->data;
+
+	switch (how) {
+	case INNOVA_MANGLE_OTHERHOST:
+		eth->h_dest[ETH_ALEN - 1] ^= 0x40;	/* still unicast */
+		return true;
+	case INNOVA_MANGLE_VLAN:
+		/* frees skb on failure */
+		return vlan_insert_tag(skb, htons(ETH_P_8021Q),
+				       INNOVA_MANGLE_VID) != NULL;
+	}
+	return true;
+}
+
+/*
+ * A copy of a TCP data frame, ahead bytes further in sequence, with an ACK
+ * of data the receiver never sent: its TCP discards the segment (RFC 793
+ * 3.9) after checking the checksum, which stays valid, so only a NIC that
+ * believes any sequence number sees it as the stream.
+ */
+static struct sk_buff *innova_ahead_copy(struct sk_buff *frame, u32 ahead)
+{
+	struct innova_tcp_frame f;
+	struct sk_buff *skb;
+	struct tcphdr *th;
+
+	if (!innova_parse_tcp(frame, &f) || f.payload >= f.end)
+		return NULL;
+	skb = skb_copy(frame, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	th = (struct tcphdr *)(skb->data + f.l4);
+	th->seq = htonl(ntohl(th->seq) + ahead);
+	th->ack_seq = htonl(ntohl(th->ack_seq) + (1U << 30));
+	innova_tcp_fix_csum(skb, &f);
+	return skb;
+}
+
 static void innova_deliver_list(struct innova_port *port,
 				struct sk_buff_head *out)
 {
@@ -279,9 +344,19 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 	u32 corrupt = READ_ONCE(c->corrupt_ppm);
 	u32 dup_ppm = READ_ONCE(c->dup_ppm);
 	u32 reorder = READ_ONCE(c->reorder_ppm);
-	struct sk_buff *dup = NULL;
+	u32 mangle = READ_ONCE(c->dup_mangle);
+	u32 ahead = READ_ONCE(c->inject_ahead);
+	struct sk_buff *dup = NULL, *inj = NULL;
 	struct sk_buff_head out;
 	bool hit = false;
+
+	/* one shot: whoever clears the knob sends the copy */
+	if (unlikely(ahead) && innova_tcp_with_payload(frame) &&
+	    cmpxchg(&w->cfg.inject_ahead, ahead, 0) == ahead) {
+		inj = innova_ahead_copy(frame, ahead);
+		if (inj)
+			atomic64_inc(&w->cnt[INNOVA_CABLE_INJECTED]);
+	}
 
 	if (drop | corrupt | dup_ppm | reorder)
 		hit = !READ_ONCE(c->tcp_only) || innova_tcp_with_payload(frame);
@@ -289,10 +364,13 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 	__skb_queue_head_init(&out);
 	spin_lock(&w->lock);
 
+	if (inj)
+		innova_delay_stage(w, inj, &out);
 	if (hit && innova_roll(w, drop)) {
 		atomic64_inc(&w->cnt[INNOVA_CABLE_DROPPED]);
 		spin_unlock(&w->lock);
 		kfree_skb(frame);
+		innova_deliver_list(port, &out);
 		return;
 	}
 	if (hit && innova_roll(w, corrupt)) {
@@ -301,12 +379,19 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 	}
 	if (hit && innova_roll(w, dup_ppm)) {
 		dup = skb_copy(frame, GFP_ATOMIC);
+		if (dup && mangle && !innova_mangle(dup, mangle))
+			dup = NULL;
 		if (dup)
 			atomic64_inc(&w->cnt[INNOVA_CABLE_DUPLICATED]);
 	}
 
+	/* a mangled copy first: a NIC that takes it for the flow then sees
+	 * the real frame as a retransmission
+	 */
+	if (dup && mangle)
+		innova_reorder_stage(w, dup, false, &out);
 	innova_reorder_stage(w, frame, hit, &out);
-	if (dup)
+	if (dup && !mangle)
 		innova_reorder_stage(w, dup, false, &out);
 
 	spin_unlock(&w->lock);
@@ -408,4 +493,119 @@ void innova_wire_reset_counters(struct innova_port *port)
 
 	for (i = 0; i < INNOVA_CABLE_STAT_NUM; i++)
 		atomic64_set(&port->wire.cnt[i], 0);
+}
+
+/* ---- debugfs: knobs (range-checked) and counters ---- */
+
+struct innova_cable_knob {
+	const char	*name;
+	size_t		off;	/* in struct innova_fault_cfg */
+	u32		max;
+};
+
+#define INNOVA_KNOB(f, m) { #f, offsetof(struct innova_fault_cfg, f), m }
+static const struct innova_cable_knob innova_cable_knobs[] = {
+	INNOVA_KNOB(drop_ppm, INNOVA_PPM),
+	INNOVA_KNOB(dup_ppm, INNOVA_PPM),
+	INNOVA_KNOB(reorder_ppm, INNOVA_PPM),
+	INNOVA_KNOB(reorder_gap, 1000),
+	INNOVA_KNOB(hold_ms, INNOVA_MAX_DELAY_MS),
+	INNOVA_KNOB(corrupt_ppm, INNOVA_PPM),
+	INNOVA_KNOB(corrupt_fix_csum, 1),
+	INNOVA_KNOB(delay_ms, INNOVA_MAX_DELAY_MS),
+	INNOVA_KNOB(tcp_only, 1),
+	INNOVA_KNOB(dup_mangle, INNOVA_MANGLE_MAX),
+	/* forward only: a jump below 2^31 is "ahead" in TCP's arithmetic */
+	INNOVA_KNOB(inject_ahead, S32_MAX),
+};
+
+static_assert(ARRAY_SIZE(innova_cable_knobs) == INNOVA_CABLE_NUM_KNOBS);
+
+static u32 *innova_cable_knob_ptr(struct innova_cable_knob_ref *r)
+{
+	return (u32 *)((u8 *)&r->port->wire.cfg +
+		       innova_cable_knobs[r->knob].off);
+}
+
+static int innova_cable_knob_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(*innova_cable_knob_ptr(data));
+	return 0;
+}
+
+static int innova_cable_knob_set(void *data, u64 val)
+{
+	struct innova_cable_knob_ref *r = data;
+
+	if (val > innova_cable_knobs[r->knob].max)
+		return -EINVAL;
+	WRITE_ONCE(*innova_cable_knob_ptr(r), val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(innova_cable_knob_fops, innova_cable_knob_get,
+			 innova_cable_knob_set, "%llu\n");
+
+static int innova_cable_seed_get(void *data, u64 *val)
+{
+	struct innova_port *port = data;
+
+	spin_lock_bh(&port->wire.lock);
+	*val = port->wire.seed;
+	spin_unlock_bh(&port->wire.lock);
+	return 0;
+}
+
+static int innova_cable_seed_set(void *data, u64 val)
+{
+	innova_wire_reseed(data, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(innova_cable_seed_fops, innova_cable_seed_get,
+			 innova_cable_seed_set, "%llu\n");
+
+static int innova_cable_reset_set(void *data, u64 val)
+{
+	innova_wire_reset_counters(data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(innova_cable_reset_fops, NULL, innova_cable_reset_set,
+			 "%llu\n");
+
+static int innova_cable_cnt_get(void *data, u64 *val)
+{
+	*val = atomic64_read((atomic64_t *)data);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(innova_cable_cnt_fops, innova_cable_cnt_get, NULL,
+			 "%llu\n");
+
+static const char * const innova_cable_cnt_names[INNOVA_CABLE_STAT_NUM] = {
+	[INNOVA_CABLE_DROPPED]		= "dropped",
+	[INNOVA_CABLE_DUPLICATED]	= "duplicated",
+	[INNOVA_CABLE_REORDERED]	= "reordered",
+	[INNOVA_CABLE_CORRUPTED]	= "corrupted",
+	[INNOVA_CABLE_DELAYED]		= "delayed",
+	[INNOVA_CABLE_INJECTED]		= "injected",
+};
+
+/* Fault knobs and counters of the direction this port transmits on. */
+void innova_cable_debugfs_add(struct innova_port *port, struct dentry *dir)
+{
+	struct innova_wire *w = &port->wire;
+	unsigned int i;
+
+	debugfs_create_file_unsafe("seed", 0600, dir, port,
+				   &innova_cable_seed_fops);
+	for (i = 0; i < INNOVA_CABLE_NUM_KNOBS; i++) {
+		w->knob_ref[i].port = port;
+		w->knob_ref[i].knob = i;
+		debugfs_create_file_unsafe(innova_cable_knobs[i].name, 0600,
+					   dir, &w->knob_ref[i],
+					   &innova_cable_knob_fops);
+	}
+	for (i = 0; i < INNOVA_CABLE_STAT_NUM; i++)
+		debugfs_create_file_unsafe(innova_cable_cnt_names[i], 0400, dir,
+					   &w->cnt[i], &innova_cable_cnt_fops);
+	debugfs_create_file_unsafe("reset_counters", 0200, dir, port,
+				   &innova_cable_reset_fops);
 }

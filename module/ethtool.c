@@ -30,6 +30,7 @@ const char innova_cable_stat_names[INNOVA_CABLE_STAT_NUM][ETH_GSTRING_LEN] = {
 	[INNOVA_CABLE_REORDERED]	= "tx_cable_reordered",
 	[INNOVA_CABLE_CORRUPTED]	= "tx_cable_corrupted",
 	[INNOVA_CABLE_DELAYED]		= "tx_cable_delayed",
+	[INNOVA_CABLE_INJECTED]		= "tx_cable_injected",
 };
 
 const char innova_tls_stat_names[INNOVA_TLS_STAT_NUM][ETH_GSTRING_LEN] = {
@@ -73,6 +74,9 @@ static const struct innova_engine_stat innova_engine_stats[] = {
 	INNOVA_ENGINE_STAT("rx_tls_key_refresh", key_refresh),
 	INNOVA_ENGINE_STAT("rx_tls_add_fail", add_fail),
 	INNOVA_ENGINE_STAT("rx_tls_reorder_recovered", reorder_recovered),
+	INNOVA_ENGINE_STAT("rx_tls_crypto_err", crypto_err),
+	INNOVA_ENGINE_STAT("rx_tls_far_frames", far_frames),
+	INNOVA_ENGINE_STAT("rx_tls_rearmed", rearmed),
 };
 
 #define INNOVA_NUM_ENGINE_STATS ARRAY_SIZE(innova_engine_stats)

@@ -77,6 +77,7 @@ enum innova_cable_stat {
 	INNOVA_CABLE_REORDERED,
 	INNOVA_CABLE_CORRUPTED,
 	INNOVA_CABLE_DELAYED,
+	INNOVA_CABLE_INJECTED,		/* far-ahead copies (inject_ahead) */
 	INNOVA_CABLE_STAT_NUM
 };
 
@@ -88,8 +89,8 @@ struct innova_pcpu_stats {
 
 /*
  * Fault knobs for the frames one port transmits. Written by debugfs
- * (plain u32 files), read locklessly with READ_ONCE() by the TX path.
- * Probabilities are in parts per million; values above 1000000 mean "always".
+ * (range-checked u32 files, cable.c), read locklessly with READ_ONCE() by
+ * the TX path. Probabilities are in parts per million (0..1000000).
  */
 struct innova_fault_cfg {
 	u32	drop_ppm;
@@ -101,6 +102,20 @@ struct innova_fault_cfg {
 	u32	corrupt_fix_csum; /* 1: recompute the TCP checksum after it */
 	u32	delay_ms;	/* fixed one-way delay, order preserved */
 	u32	tcp_only;	/* 1: only TCP frames with payload are hit */
+	/*
+	 * Duplicates go first, addressed to another host (1) or 802.1Q
+	 * tagged (2): a NIC must not take them for the flow's frames.
+	 */
+	u32	dup_mangle;
+	/* one shot: a copy of the next TCP data frame this far ahead */
+	u32	inject_ahead;
+};
+
+/* The fault knobs' debugfs files: name, field, largest value. */
+#define INNOVA_CABLE_NUM_KNOBS	11
+struct innova_cable_knob_ref {
+	struct innova_port	*port;
+	unsigned int		knob;	/* index in cable.c's table */
 };
 
 /* One direction of the cable: owned by the transmitting port. */
@@ -116,6 +131,7 @@ struct innova_wire {
 	struct sk_buff_head	delayq;
 	struct hrtimer		delay_timer;
 	atomic64_t		cnt[INNOVA_CABLE_STAT_NUM];
+	struct innova_cable_knob_ref knob_ref[INNOVA_CABLE_NUM_KNOBS];
 };
 
 struct innova_port {
@@ -201,6 +217,7 @@ void innova_wire_flush(struct innova_port *port);
 void innova_wire_reseed(struct innova_port *port, u64 seed);
 void innova_wire_reset_counters(struct innova_port *port);
 void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame);
+void innova_cable_debugfs_add(struct innova_port *port, struct dentry *dir);
 
 /* ethtool.c */
 extern const struct ethtool_ops innova_ethtool_ops;

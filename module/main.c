@@ -169,38 +169,23 @@ out:
 	rcu_read_unlock();
 }
 
-/*
- * HARDWARE ENGINE HOOK: runs once per received frame, in NAPI context,
- * before the frame goes up the stack.
- *
- * On entry @skb is the NIC's own fresh linear RX buffer (nothing else
- * references it), skb->data points at the Ethernet header, skb->len is the
- * frame length (runt frames are zero-padded to ETH_ZLEN like on a real
- * wire, so use the IP lengths), skb->ip_summed is CHECKSUM_NONE and
- * skb->decrypted is 0.
- *
- * The TLS RX driver plugs the engine in here: run hw_engine_rx() on the
- * frame, decrypting out of place into a fresh buffer, and map the
- * completion: skb->decrypted = 1 and CHECKSUM_UNNECESSARY for a wholly
- * decrypted frame (same length, same framing), resync requests before the
- * frame goes up, counters via innova_tls_stat_add(). It returns the skb to
- * deliver (the same one, or a replacement holding the decrypted frame);
- * it must never drop or split a frame.
- */
-static struct sk_buff *innova_hw_rx(struct innova_port *port,
-				    struct sk_buff *skb)
-{
-	innova_tls_rx(port, skb);
-	return skb;
-}
-
 static void innova_rx_frame(struct innova_port *port, struct sk_buff *skb)
 {
 	struct net_device *dev = port->dev;
-	unsigned int len;
+	unsigned int len = skb->len;
 
-	skb = innova_hw_rx(port, skb);
-	len = skb->len;
+	/*
+	 * The TLS engine sees only frames addressed to this port, like a
+	 * NIC's MAC filter in front of its RX pipeline: TCP accepts nothing
+	 * else (PACKET_OTHERHOST is dropped), so another host's frame with
+	 * the same 4-tuple must not move a flow's state. It decrypts in
+	 * place (skb is linear and ours: the cable copied it), never drops
+	 * or splits a frame, and maps the completion to skb->decrypted.
+	 */
+	if (len >= ETH_HLEN &&
+	    ether_addr_equal(((struct ethhdr *)skb->data)->h_dest,
+			     dev->dev_addr))
+		innova_tls_rx(port, skb);
 
 	skb->protocol = eth_type_trans(skb, dev);
 	skb_record_rx_queue(skb, 0);
@@ -528,6 +513,17 @@ static int innova_newlink(struct net *src_net, struct net_device *dev,
 	struct innova_port *port = netdev_priv(dev);
 	struct innova_port *peer = NULL;
 	int err;
+
+	/*
+	 * Ports are hardware: only the initial namespace's admin creates
+	 * them (rtnetlink checked CAP_NET_ADMIN in the caller's own user
+	 * namespace only, and any user namespace can autoload us).
+	 */
+	if (!capable(CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(extack,
+			       "innova: needs CAP_NET_ADMIN in the initial user namespace");
+		return -EPERM;
+	}
 
 	if (tb[IFLA_LINK]) {
 		struct net_device *pdev;

@@ -15,10 +15,13 @@
  * Socket lifetime: a flow keeps a plain pointer to its socket. The core
  * calls tls_dev_del() before the socket can go away, and del removes the
  * flow under the port lock, so the pointer is only used under that lock
- * while the flow is installed.
+ * while the flow is installed. tls_dev_resync() finds the flow through the
+ * TLS context inside the core's RCU read section, so a deleted flow is
+ * freed after a grace period (kfree_rcu), never waited for.
  */
 #include <linux/debugfs.h>
 #include <linux/etherdevice.h>
+#include <linux/rcupdate.h>
 #include <linux/ipv6.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -61,6 +64,7 @@ static const char * const innova_resync_mode_names[] = {
 
 struct innova_tls_flow {
 	struct list_head	node;		/* innova_tls_port.flows */
+	struct rcu_head		rcu;
 	struct sock		*sk;
 	u32			handle;		/* engine flow handle */
 	enum innova_resync_mode	mode;
@@ -78,7 +82,13 @@ struct innova_tls_flow {
 	struct tls_offload_resync_async	resync_async;
 	struct work_struct	async_work;
 	struct innova_tls_port	*tp;
-	bool			async_busy;	/* started, end not yet sent */
+	/*
+	 * A query is outstanding from _start until the core consumes the
+	 * answer in tls_dev_resync(): a new _start before that would wipe
+	 * the pending answer (the core keeps one request per socket).
+	 */
+	bool			async_busy;
+	bool			async_answered;	/* _end sent, not consumed */
 	u32			async_hw_seq;	/* header start the NIC found */
 };
 
@@ -86,6 +96,7 @@ struct innova_tls_port {
 	spinlock_t		lock;	/* engine, flows, scratch */
 	struct hw_engine	*eng;
 	void			*eng_mem;
+	size_t			eng_size;
 	u8			*scratch;	/* engine output ("RX DMA") */
 	struct list_head	flows;
 	atomic_t		fail_next_add;	/* injected firmware errors */
@@ -145,12 +156,18 @@ static int innova_tls_tuple(struct sock *sk, struct hw_flow_tuple *t)
 	return -EOPNOTSUPP;
 }
 
-/* Copy len bytes at TCP seq from the socket's receive queue. */
-static int innova_tls_queue_read(struct sock *sk, u32 seq, u8 *buf, u32 len)
+/*
+ * Copy len bytes at TCP seq from the socket's receive queue, starting the
+ * search at *pos (NULL: the head) and leaving it at the skb that held the
+ * last byte, so a walk over increasing seqs visits each skb once.
+ */
+static int innova_tls_queue_read(struct sock *sk, struct sk_buff **pos,
+				 u32 seq, u8 *buf, u32 len)
 {
-	struct sk_buff *skb;
+	struct sk_buff_head *q = &sk->sk_receive_queue;
+	struct sk_buff *skb = *pos ? *pos : skb_peek(q);
 
-	skb_queue_walk(&sk->sk_receive_queue, skb) {
+	for (; skb && skb != (struct sk_buff *)q; skb = skb->next) {
 		u32 start = TCP_SKB_CB(skb)->seq, off, n;
 
 		if (!before(seq, start + skb->len))
@@ -161,6 +178,7 @@ static int innova_tls_queue_read(struct sock *sk, u32 seq, u8 *buf, u32 len)
 		n = min(len, skb->len - off);
 		if (skb_copy_bits(skb, off, buf, n))
 			return -EFAULT;
+		*pos = skb;
 		buf += n;
 		seq += n;
 		len -= n;
@@ -184,16 +202,16 @@ static bool innova_tls_next_record(struct sock *sk, u32 seq, u64 rn,
 				   u32 *next_seq, u64 *next_rn)
 {
 	u32 end = READ_ONCE(tcp_sk(sk)->rcv_nxt);
-	unsigned int records = 0;
+	struct sk_buff *pos = NULL;
 	u8 hdr[TLS_HEADER_SIZE];
 
 	sock_owned_by_me(sk);
 	while (before(seq, end)) {
 		if (end - seq < TLS_HEADER_SIZE ||
-		    innova_tls_queue_read(sk, seq, hdr, sizeof(hdr)))
+		    innova_tls_queue_read(sk, &pos, seq, hdr, sizeof(hdr)))
 			return false;
 		/* the same header test the engine follows records with */
-		if (!hw_tls_hdr_plausible(hdr) || ++records > 4096)
+		if (!hw_tls_hdr_plausible(hdr))
 			return false;
 		seq += TLS_HEADER_SIZE + get_unaligned_be16(hdr + 3);
 		rn++;
@@ -201,6 +219,22 @@ static bool innova_tls_next_record(struct sock *sk, u32 seq, u64 rn,
 	*next_seq = seq;
 	*next_rn = rn;
 	return true;
+}
+
+/*
+ * The largest receive window the socket can ever advertise: the window
+ * never exceeds the receive buffer, which autotuning grows up to
+ * tcp_rmem[2] and SO_RCVBUF sets up to 2 * rmem_max. Data further ahead
+ * of the stream than that is dropped by TCP, so the engine ignores it.
+ */
+static u32 innova_tls_max_ahead(struct sock *sk)
+{
+	u64 lim = max_t(u64, READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]),
+			2ULL * READ_ONCE(sysctl_rmem_max));
+
+	lim = max_t(u64, lim, READ_ONCE(sk->sk_rcvbuf));
+	/* a window is at most 2^30 (scale 14); keep clear of seq wrap */
+	return (u32)min_t(u64, lim, 1U << 30);
 }
 
 static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
@@ -267,6 +301,7 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	if (err)
 		goto err_free;
 
+	params.max_ahead = innova_tls_max_ahead(sk);
 	params.start_seq = start_offload_tcp_sn;
 	params.start_rn = be64_to_cpu(get_unaligned((__be64 *)rec_seq));
 	params.start_synced = innova_tls_next_record(sk, start_offload_tcp_sn,
@@ -305,8 +340,7 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	return 0;
 
 err_free:
-	memzero_explicit(flow->key, sizeof(flow->key));
-	kfree(flow);
+	kfree_sensitive(flow);
 	return err;
 }
 
@@ -332,13 +366,18 @@ static void innova_tls_dev_del(struct net_device *netdev,
 	spin_unlock_bh(&tp->lock);
 	trace_innova_tls_flow_del(port->index, flow->handle);
 
-	/* tls_dev_resync runs under rcu_read_lock and may still hold flow. */
-	synchronize_net();
-	/* the work finds the flow gone and does nothing; wait for it */
+	/*
+	 * The async work embeds in the flow: cancel it before the free. It
+	 * never sleeps (one spinlock), so a running instance is waited for
+	 * briefly; a pending one is just dropped (it would find the flow
+	 * gone and do nothing).
+	 */
 	cancel_work_sync(&flow->async_work);
 	hw_key_reap_free(&reap);
 	memzero_explicit(flow->key, sizeof(flow->key));
-	kfree(flow);
+	memzero_explicit(flow->salt, sizeof(flow->salt));
+	/* tls_dev_resync() may still hold flow inside an RCU read section */
+	kfree_rcu(flow, rcu);
 	innova_tls_stat_inc(port, INNOVA_TLS_DEL);
 }
 
@@ -371,11 +410,24 @@ static int innova_tls_dev_resync(struct net_device *netdev, struct sock *sk,
 		seq -= 4;
 	spin_lock_bh(&tp->lock);
 	err = hw_engine_flow_resync(tp->eng, flow->handle, seq, rn);
+	/* the core consumed our answer: the next query may start */
+	if (flow->mode == INNOVA_RESYNC_DRIVER_REQ_ASYNC) {
+		flow->async_busy = false;
+		flow->async_answered = false;
+	}
 	spin_unlock_bh(&tp->lock);
 	trace_innova_tls_resync_confirm(port->index, flow->handle, seq, rn, err);
 
-	innova_tls_stat_inc(port, err ? INNOVA_TLS_RESYNC_RES_SKIP :
-				  INNOVA_TLS_RESYNC_RES_OK);
+	/*
+	 * mlx5's meaning: res_ok when the NIC took the confirmation (numbers
+	 * applied, or agreeing with what it follows); a seq ahead of the
+	 * stream is remembered as a hint (the engine's resync_hint counts it,
+	 * res_ok follows when it is reached); anything else is res_skip.
+	 */
+	if (err == HW_RESYNC_APPLIED)
+		innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_RES_OK);
+	else if (err != HW_RESYNC_HINT)
+		innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_RES_SKIP);
 	return 0;
 }
 
@@ -384,6 +436,21 @@ const struct tlsdev_ops innova_tlsdev_ops = {
 	.tls_dev_del	= innova_tls_dev_del,
 	.tls_dev_resync	= innova_tls_dev_resync,
 };
+
+/*
+ * An answered query the core can no longer consume: it gave the request up
+ * (req cleared without calling tls_dev_resync), or the application has
+ * read past the answered header, so the record parser went past it
+ * without a match. Then a new query may replace it.
+ */
+static bool innova_tls_async_stale(struct innova_tls_flow *flow,
+				   struct sock *sk)
+{
+	if (!flow->async_answered)
+		return false;
+	return !atomic64_read(&flow->resync_async.req) ||
+	       after(READ_ONCE(tcp_sk(sk)->copied_seq), flow->async_hw_seq);
+}
 
 /*
  * The engine asks for a confirmation of a header in this frame: pass it to
@@ -414,10 +481,11 @@ static void innova_tls_resync_request(struct innova_port *port,
 	if (flow->mode == INNOVA_RESYNC_DRIVER_REQ_ASYNC) {
 		/*
 		 * One query in flight per flow: a new _start would wipe the
-		 * core's log under the pending one. The engine asks again
-		 * later if this one does not bring sync back.
+		 * core's log, or its answer, under the pending one. The
+		 * engine asks again later if this one does not bring sync
+		 * back.
 		 */
-		if (flow->async_busy) {
+		if (flow->async_busy && !innova_tls_async_stale(flow, sk)) {
 			innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_SKIP);
 			return;
 		}
@@ -428,6 +496,7 @@ static void innova_tls_resync_request(struct innova_port *port,
 		tls_offload_rx_resync_async_request_start(sk, htonl(start),
 							  c->tcp_seq + c->payload_len - start);
 		flow->async_busy = true;
+		flow->async_answered = false;
 		flow->async_hw_seq = hdr;
 		schedule_work(&flow->async_work);
 	} else {
@@ -450,10 +519,11 @@ static void innova_tls_async_work(struct work_struct *work)
 	bool sent = false;
 
 	spin_lock_bh(&tp->lock);
-	if (innova_tls_find(tp, flow->handle) == flow && flow->async_busy) {
+	if (innova_tls_find(tp, flow->handle) == flow && flow->async_busy &&
+	    !flow->async_answered) {
 		tls_offload_rx_resync_async_request_end(flow->sk,
 							htonl(flow->async_hw_seq));
-		flow->async_busy = false;
+		flow->async_answered = true;	/* busy until consumed */
 		sent = true;
 	}
 	spin_unlock_bh(&tp->lock);
@@ -503,6 +573,8 @@ void innova_tls_rx(struct innova_port *port, struct sk_buff *skb)
 	}
 	if (c.auth_fail)
 		innova_tls_stat_inc(port, INNOVA_TLS_AUTH_FAIL);
+	if (c.events & HW_EV_CRYPTO_ERR)
+		innova_tls_stat_inc(port, INNOVA_TLS_ERR);
 	if (c.auth_fail || c.events)
 		trace_innova_tls_frame_event(port->index, c.flow, c.tcp_seq,
 					     c.events, c.auth_fail);
@@ -639,7 +711,9 @@ static int innova_tls_fail_set(void *data, u64 val)
 {
 	struct innova_tls_port *tp = data;
 
-	atomic_set(&tp->fail_next_add, min_t(u64, val, INT_MAX));
+	if (val > INT_MAX)
+		return -EINVAL;
+	atomic_set(&tp->fail_next_add, val);
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_fail_fops, innova_tls_fail_get,
@@ -669,6 +743,31 @@ static int innova_tls_recovery_set(void *data, u64 val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_recovery_fops, innova_tls_recovery_get,
 			 innova_tls_recovery_set, "%llu\n");
+
+static int innova_tls_crypto_fail_get(void *data, u64 *val)
+{
+	struct innova_tls_port *tp = data;
+
+	spin_lock_bh(&tp->lock);
+	*val = hw_engine_crypto_fail_pending(tp->eng);
+	spin_unlock_bh(&tp->lock);
+	return 0;
+}
+
+/* The next N whole-block CTR calls of the engine fail (backend error). */
+static int innova_tls_crypto_fail_set(void *data, u64 val)
+{
+	struct innova_tls_port *tp = data;
+
+	if (val > U32_MAX)
+		return -EINVAL;
+	spin_lock_bh(&tp->lock);
+	hw_engine_inject_crypto_fail(tp->eng, val);
+	spin_unlock_bh(&tp->lock);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_crypto_fail_fops, innova_tls_crypto_fail_get,
+			 innova_tls_crypto_fail_set, "%llu\n");
 
 /* "HANDLE RECORD good|wrong": key update for a flow at record RECORD. */
 static ssize_t innova_tls_key_update_write(struct file *file,
@@ -749,14 +848,17 @@ void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir)
 
 	if (!tp)
 		return;
-	debugfs_create_file("tls_flows", 0444, dir, tp, &innova_tls_flows_fops);
-	debugfs_create_file_unsafe("tls_fail_next_add", 0644, dir, tp,
+	/* live TCP and record sequence numbers: root only */
+	debugfs_create_file("tls_flows", 0400, dir, tp, &innova_tls_flows_fops);
+	debugfs_create_file_unsafe("tls_fail_next_add", 0600, dir, tp,
 				   &innova_tls_fail_fops);
+	debugfs_create_file_unsafe("tls_crypto_fail_next", 0600, dir, tp,
+				   &innova_tls_crypto_fail_fops);
 	debugfs_create_file("tls_key_update", 0200, dir, tp,
 			    &innova_tls_key_update_fops);
-	debugfs_create_file("tls_resync_mode", 0644, dir, tp,
+	debugfs_create_file("tls_resync_mode", 0600, dir, tp,
 			    &innova_tls_mode_fops);
-	debugfs_create_file_unsafe("tls_reorder_recovery", 0644, dir, tp,
+	debugfs_create_file_unsafe("tls_reorder_recovery", 0600, dir, tp,
 				   &innova_tls_recovery_fops);
 }
 
@@ -796,6 +898,7 @@ int innova_tls_port_init(struct innova_port *port)
 	if (!tp)
 		return -ENOMEM;
 	size = hw_engine_mem_size(max_flows);
+	tp->eng_size = size;
 	tp->eng_mem = kvzalloc(size, GFP_KERNEL);
 	tp->scratch = kmalloc(INNOVA_TLS_SCRATCH, GFP_KERNEL);
 	if (!tp->eng_mem || !tp->scratch)
@@ -826,8 +929,8 @@ void innova_tls_port_fini(struct innova_port *port)
 	cancel_work_sync(&tp->refresh_work);
 	WARN_ON_ONCE(!list_empty(&tp->flows));
 	hw_engine_fini(tp->eng);
-	kvfree(tp->eng_mem);
-	kfree(tp->scratch);
+	kvfree_sensitive(tp->eng_mem, tp->eng_size);
+	kfree_sensitive(tp->scratch);	/* last frame's plaintext */
 	kfree(tp);
 	port->tls = NULL;
 }

@@ -25,12 +25,23 @@ else
 	echo "not ok - checkpatch.pl --strict: $(echo "$out" | wc -l) findings"
 	rc=1
 fi
-out=$(make -s -C "$KDIR" M="$KMOD" C=2 modules 2>&1 | grep -E 'warning:|error:')
-if [ -z "$out" ]; then
+# sparse: missing, or a build that fails, is a failure, never "clean"
+if ! command -v sparse >/dev/null 2>&1; then
+	echo "not ok - sparse: not installed (qemu-image/deps.sh installs it)"
+	exit 1
+fi
+out=$(make -s -C "$KDIR" M="$KMOD" C=2 modules 2>&1)
+mrc=$?
+warn=$(echo "$out" | grep -E 'warning:|error:')
+if [ $mrc -ne 0 ]; then
+	echo "$out" | tail -20 | sed 's/^/# /'
+	echo "not ok - sparse: make C=2 exited $mrc"
+	rc=1
+elif [ -z "$warn" ]; then
 	echo "ok - sparse (make C=2) clean"
 else
-	echo "$out" | head -40 | sed 's/^/# /'
-	echo "not ok - sparse: $(echo "$out" | wc -l) findings"
+	echo "$warn" | head -40 | sed 's/^/# /'
+	echo "not ok - sparse: $(echo "$warn" | wc -l) findings"
 	rc=1
 fi
 exit $rc

@@ -9,6 +9,10 @@
  * Backends: module/hw/crypto_kernel.c (Linux crypto API) and
  * tests/host/crypto_openssl.c (OpenSSL libcrypto).
  *
+ * Every data call returns 0 or a negative errno.  On an error the output
+ * and the GHASH state are undefined: the engine then marks nothing that
+ * went through the failed call and stops decrypting the flow until resync.
+ *
  * Context rules (kernel):
  *   hw_crypto_key_new()   process context, may sleep (allocates).
  *   hw_crypto_key_free()  process context (the engine never calls it; keys
@@ -38,8 +42,8 @@ int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 void hw_crypto_key_free(struct hw_crypto_key *k);
 
 /* out = AES_K(in), one block (used for E_K(J0) and partial CTR blocks). */
-void hw_crypto_aes_block(struct hw_crypto_key *k, const u8 in[HW_AES_BLOCK],
-			 u8 out[HW_AES_BLOCK]);
+int hw_crypto_aes_block(struct hw_crypto_key *k, const u8 in[HW_AES_BLOCK],
+			u8 out[HW_AES_BLOCK]);
 
 /*
  * out[i] = in[i] ^ keystream, keystream starting at counter block ctr
@@ -48,16 +52,16 @@ void hw_crypto_aes_block(struct hw_crypto_key *k, const u8 in[HW_AES_BLOCK],
  * value; in and out may alias exactly; both point into frame buffers
  * (never the stack).
  */
-void hw_crypto_ctr_xor(struct hw_crypto_key *k, const u8 ctr[HW_AES_BLOCK],
-		       const u8 *in, u8 *out, unsigned int len);
+int hw_crypto_ctr_xor(struct hw_crypto_key *k, const u8 ctr[HW_AES_BLOCK],
+		      const u8 *in, u8 *out, unsigned int len);
 
 /*
  * GHASH_H over nblocks whole 16-byte blocks: for each block X,
  * state = (state ^ X) * H.  state is the 16-byte GHASH accumulator in
  * GCM's byte order.
  */
-void hw_crypto_ghash(struct hw_crypto_key *k, u8 state[HW_AES_BLOCK],
-		     const u8 *data, unsigned int nblocks);
+int hw_crypto_ghash(struct hw_crypto_key *k, u8 state[HW_AES_BLOCK],
+		    const u8 *data, unsigned int nblocks);
 
 /*
  * Decryption's inner loop in one pass ("stitched" AES-GCM): GHASH the
@@ -66,8 +70,8 @@ void hw_crypto_ghash(struct hw_crypto_key *k, u8 state[HW_AES_BLOCK],
  * Same result as hw_crypto_ghash() over in followed by
  * hw_crypto_ctr_xor(); in and out may alias exactly.
  */
-void hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k,
-			     const u8 ctr[HW_AES_BLOCK], const u8 *in, u8 *out,
-			     unsigned int nblocks, u8 state[HW_AES_BLOCK]);
+int hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k,
+			    const u8 ctr[HW_AES_BLOCK], const u8 *in, u8 *out,
+			    unsigned int nblocks, u8 state[HW_AES_BLOCK]);
 
 #endif /* INNOVA_HW_CRYPTO_H */

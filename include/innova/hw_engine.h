@@ -23,9 +23,16 @@ struct hw_engine;
 #define HW_ENGINE_MAX_FLOWS	65535u
 #define HW_TLS_MAX_PLAIN	16384u
 
-/* Flow tuple, as seen in RECEIVED frames: saddr/sport = the peer (sender). */
+/*
+ * Flow tuple, as seen in RECEIVED frames: saddr/sport = the peer (sender).
+ * The 802.1Q tag is part of it, so a VLAN sub-interface with the same
+ * addresses and ports is another flow (kTLS only offloads on the port
+ * itself: installed flows are untagged).
+ */
+#define HW_VLAN_TAGGED		0x1000u	/* vlan = HW_VLAN_TAGGED | VID */
 struct hw_flow_tuple {
 	u8 family;		/* 4 or 6 */
+	u16 vlan;		/* 0: untagged */
 	u8 saddr[16];		/* IPv4: first 4 bytes, rest zero */
 	u8 daddr[16];
 	u16 sport;		/* host order */
@@ -38,8 +45,19 @@ struct hw_flow_params {
 	u64 start_rn;		/* TLS record number of the record at start_seq */
 	bool start_synced;	/* rcv_nxt == start_seq: a record starts there */
 	u8 salt[4];
+	/*
+	 * Largest forward jump of the stream the engine follows, in bytes
+	 * (0: HW_FLOW_MAX_AHEAD_DEFAULT).  TCP drops a segment beyond
+	 * rcv_nxt + receive window, and the window never exceeds the socket's
+	 * receive buffer, so the driver passes the largest buffer the socket
+	 * can have.  A frame further ahead cannot be stream data: it passes
+	 * untouched and changes nothing (far_frames).
+	 */
+	u32 max_ahead;
 	struct hw_crypto_key *key;	/* consumed on success only */
 };
+
+#define HW_FLOW_MAX_AHEAD_DEFAULT	(8u << 20)
 
 /* Keys handed back by the engine, to free outside the lock. */
 #define HW_KEY_REAP_MAX 3
@@ -77,8 +95,10 @@ struct hw_stats {
 	u64 flows_added;
 	u64 flows_deleted;
 	u64 add_fail;		/* install failures (full, bad args) */
-	/* appended fields (keep the layout above stable) */
 	u64 reorder_recovered;	/* sync regained from late data, no resync */
+	u64 crypto_err;		/* crypto backend errors: frame not marked */
+	u64 far_frames;		/* frames beyond max_ahead: ignored */
+	u64 rearmed;		/* stream position taken back after a jump */
 };
 
 /* Completion event bits (hw_rx_completion.events). */
@@ -92,6 +112,11 @@ struct hw_stats {
 #define HW_EV_LOST_GAP			0x20u	/* gap that may hold a header */
 #define HW_EV_LOST_BAD_HEADER		0x40u	/* implausible record header */
 #define HW_EV_LOST_TAG			0x80u	/* tag mismatch while decrypting */
+#define HW_EV_LOST_CRYPTO		0x100u	/* a backend error poisoned a record */
+/* only old data followed a forward jump: the position was taken back */
+#define HW_EV_REARMED			0x200u
+/* a crypto backend call failed in this frame: nothing of it is marked */
+#define HW_EV_CRYPTO_ERR		0x400u
 
 struct hw_rx_completion {
 	u32 flow;		/* flow handle, 0 = none */
@@ -136,7 +161,6 @@ struct hw_flow_info {
 	u64 key_switch_rn;	/* pending key update record number */
 	bool key_pending;
 	struct hw_stats stats;
-	/* appended fields */
 	bool reorder_pending;	/* waiting for late data to regain sync */
 };
 
@@ -154,6 +178,13 @@ void hw_engine_fini(struct hw_engine *eng);
 void hw_engine_set_reorder_recovery(struct hw_engine *eng, bool on);
 bool hw_engine_reorder_recovery(const struct hw_engine *eng);
 /*
+ * Fault injection: the next n whole-block CTR calls of the engine fail as
+ * if the crypto backend had returned an error (the frame is not marked,
+ * the flow stops decrypting until resync, crypto_err counts it).
+ */
+void hw_engine_inject_crypto_fail(struct hw_engine *eng, u32 n);
+u32 hw_engine_crypto_fail_pending(const struct hw_engine *eng);
+/*
  * The engine's test for a TLS 1.2 record header (5 bytes): content type
  * 20..24, version 03 03, 24 <= length <= 2^14 + 24.
  */
@@ -164,7 +195,19 @@ int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
 		       u32 *handle);
 int hw_engine_flow_del(struct hw_engine *eng, u32 handle,
 		       struct hw_key_reap *reap);
-/* header_seq: TCP seq of the record header's FIRST byte; rn: its number. */
+/*
+ * header_seq: TCP seq of the record header's FIRST byte; rn: its number.
+ * Returns HW_RESYNC_APPLIED (numbers taken or confirmed), HW_RESYNC_HINT
+ * (seq ahead of the stream: used when the stream gets there),
+ * HW_RESYNC_SKIPPED (stale or unknown seq, or contradicts a verified
+ * state), or -ENOENT.
+ */
+enum hw_resync_result {
+	HW_RESYNC_APPLIED = 0,
+	HW_RESYNC_HINT,
+	HW_RESYNC_SKIPPED,
+};
+
 int hw_engine_flow_resync(struct hw_engine *eng, u32 handle, u32 header_seq,
 			  u64 rn);
 /* New key (+salt) effective from record number rn (record numbers carry on). */

@@ -1,29 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Innova hardware model: kernel crypto backend (Linux 6.1).
+ * Innova hardware model: kernel crypto backend.
  *
- *   single blocks (H, E_K(J0), partial CTR blocks): lib/crypto aes_encrypt()
- *   CTR keystream:  synchronous "ctr(aes)" skcipher (AES-NI when usable)
- *   GHASH:          gf128mul 4k table with an explicit 16-byte state -- the
- *                   same arithmetic as the "ghash-generic" shash, but the
- *                   shash keeps its accumulator inside a private desc layout
- *                   and the engine needs the state per record, across frames.
+ *   AES blocks:  the single-block "aes" cipher (aes-aesni where the CPU has
+ *                AES-NI, else the generic one), for E_K(J0), the partial
+ *                CTR blocks and, block by block with crypto_xor_cpy(), the
+ *                CTR keystream of whole blocks
+ *   GHASH:       gf128mul 4k table with an explicit 16-byte state -- the
+ *                same arithmetic as the "ghash-generic" shash, but the
+ *                shash keeps its accumulator inside a private desc layout
+ *                and the engine needs the state per record, across frames.
+ *
+ * Why not the "ctr(aes)" skcipher: its scatterlist walk allocates a bounce
+ * buffer (GFP_ATOMIC) whenever a 16-byte block straddles a page boundary
+ * of the frame buffers, so it can fail in NAPI. The sync ctr(aes) instance
+ * is the ctr template over this same single-block cipher, so calling the
+ * cipher directly costs the same per block without the walk, and nothing
+ * here allocates or can fail once the key exists.
  *
  * hw_crypto_key_new()/hw_crypto_key_free(): process context (GFP_KERNEL).
  * Everything else: any context including softirq; no sleeping, no
- * allocation (the skcipher request lives on the stack).
+ * allocation.
  */
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/scatterlist.h>
+#include <asm/unaligned.h>
 #include <crypto/aes.h>
+#include <crypto/algapi.h>
 #include <crypto/gf128mul.h>
-#include <crypto/skcipher.h>
+#include <crypto/internal/cipher.h>
 #include <innova/hw_crypto.h>
 
+/* crypto_cipher is exported for in-kernel template users only */
+MODULE_IMPORT_NS(CRYPTO_INTERNAL);
+
 struct hw_crypto_key {
-	struct crypto_aes_ctx aes;
-	struct crypto_sync_skcipher *ctr;
+	struct crypto_cipher *aes;
 	struct gf128mul_4k *ghash;
 };
 
@@ -40,19 +53,16 @@ int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 	k = kzalloc(sizeof(*k), GFP_KERNEL);
 	if (!k)
 		return -ENOMEM;
-	err = aes_expandkey(&k->aes, key, keylen);
-	if (err)
-		goto fail;
-	k->ctr = crypto_alloc_sync_skcipher("ctr(aes)", 0, 0);
-	if (IS_ERR(k->ctr)) {
-		err = PTR_ERR(k->ctr);
-		k->ctr = NULL;
+	k->aes = crypto_alloc_cipher("aes", 0, 0);
+	if (IS_ERR(k->aes)) {
+		err = PTR_ERR(k->aes);
+		k->aes = NULL;
 		goto fail;
 	}
-	err = crypto_sync_skcipher_setkey(k->ctr, key, keylen);
+	err = crypto_cipher_setkey(k->aes, key, keylen);
 	if (err)
 		goto fail;
-	aes_encrypt(&k->aes, (u8 *)&h, zero);
+	crypto_cipher_encrypt_one(k->aes, (u8 *)&h, zero);
 	k->ghash = gf128mul_init_4k_lle(&h);
 	memzero_explicit(&h, sizeof(h));
 	if (!k->ghash) {
@@ -70,41 +80,43 @@ void hw_crypto_key_free(struct hw_crypto_key *k)
 {
 	if (!k)
 		return;
-	if (k->ctr)
-		crypto_free_sync_skcipher(k->ctr);
+	crypto_free_cipher(k->aes);		/* zeroizes its key schedule */
 	if (k->ghash)
 		gf128mul_free_4k(k->ghash);	/* kfree_sensitive */
-	kfree_sensitive(k);			/* zeroizes the AES schedule */
+	kfree_sensitive(k);
 }
 
-void hw_crypto_aes_block(struct hw_crypto_key *k, const u8 in[HW_AES_BLOCK],
-			 u8 out[HW_AES_BLOCK])
+int hw_crypto_aes_block(struct hw_crypto_key *k, const u8 in[HW_AES_BLOCK],
+			u8 out[HW_AES_BLOCK])
 {
-	aes_encrypt(&k->aes, out, in);
+	crypto_cipher_encrypt_one(k->aes, out, in);
+	return 0;
 }
 
-void hw_crypto_ctr_xor(struct hw_crypto_key *k, const u8 ctr[HW_AES_BLOCK],
-		       const u8 *in, u8 *out, unsigned int len)
+int hw_crypto_ctr_xor(struct hw_crypto_key *k, const u8 ctr[HW_AES_BLOCK],
+		      const u8 *in, u8 *out, unsigned int len)
 {
-	SYNC_SKCIPHER_REQUEST_ON_STACK(req, k->ctr);
-	struct scatterlist sin, sout;
-	u8 iv[HW_AES_BLOCK];
-	int err;
+	u8 cb[HW_AES_BLOCK], ks[HW_AES_BLOCK];
+	u32 c = get_unaligned_be32(ctr + 12);
+	unsigned int n;
 
-	memcpy(iv, ctr, sizeof(iv));
-	sg_init_one(&sin, in, len);
-	sg_init_one(&sout, out, len);
-	skcipher_request_set_sync_tfm(req, k->ctr);
-	skcipher_request_set_callback(req, 0, NULL, NULL);
-	skcipher_request_set_crypt(req, &sin, &sout, len, iv);
-	err = crypto_skcipher_encrypt(req);
-	skcipher_request_zero(req);
-	/* a sync ctr(aes) cannot fail on valid lengths; never mark garbage */
-	WARN_ON_ONCE(err);
+	memcpy(cb, ctr, 12);
+	while (len) {
+		put_unaligned_be32(c++, cb + 12);
+		crypto_cipher_encrypt_one(k->aes, ks, cb);
+		n = min_t(unsigned int, len, HW_AES_BLOCK);
+		crypto_xor_cpy(out, in, ks, n);
+		in += n;
+		out += n;
+		len -= n;
+	}
+	memzero_explicit(ks, sizeof(ks));
+	memzero_explicit(cb, sizeof(cb));
+	return 0;
 }
 
-void hw_crypto_ghash(struct hw_crypto_key *k, u8 state[HW_AES_BLOCK],
-		     const u8 *data, unsigned int nblocks)
+int hw_crypto_ghash(struct hw_crypto_key *k, u8 state[HW_AES_BLOCK],
+		    const u8 *data, unsigned int nblocks)
 {
 	be128 acc, x;
 
@@ -117,13 +129,17 @@ void hw_crypto_ghash(struct hw_crypto_key *k, u8 state[HW_AES_BLOCK],
 	}
 	memcpy(state, &acc, sizeof(acc));
 	memzero_explicit(&x, sizeof(x));
+	memzero_explicit(&acc, sizeof(acc));
+	return 0;
 }
 
 /* GHASH first: with in == out the CTR pass overwrites the ciphertext. */
-void hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k,
-			     const u8 ctr[HW_AES_BLOCK], const u8 *in, u8 *out,
-			     unsigned int nblocks, u8 state[HW_AES_BLOCK])
+int hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k,
+			    const u8 ctr[HW_AES_BLOCK], const u8 *in, u8 *out,
+			    unsigned int nblocks, u8 state[HW_AES_BLOCK])
 {
-	hw_crypto_ghash(k, state, in, nblocks);
-	hw_crypto_ctr_xor(k, ctr, in, out, nblocks * HW_AES_BLOCK);
+	int err = hw_crypto_ghash(k, state, in, nblocks);
+
+	return err ? err : hw_crypto_ctr_xor(k, ctr, in, out,
+					     nblocks * HW_AES_BLOCK);
 }

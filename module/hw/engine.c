@@ -123,6 +123,16 @@
 #define RO_POST		(TLS_PREFIX - 1)	/* bytes kept after a gap */
 #define RO_MAX_SPAN	0x100000u	/* give up 1 MiB behind the stream */
 
+/*
+ * After the stream jumped forward, this many frames in a row that bring
+ * nothing new mean the jump was not stream data (a stray or injected
+ * segment): the position is taken back to the old data's frontier.  A real
+ * gap is followed by new data within a few frames (the rest of the
+ * sender's flight); the retransmissions that fill a hole inside one record
+ * (which keeps sync) are at most 12 frames of a 16 KiB record.
+ */
+#define REARM_OLD_FRAMES	16
+
 enum rec_mode {
 	RM_FOLLOW = 0,	/* length only */
 	RM_VERIFY,	/* GHASH + tag check, delivered untouched */
@@ -176,6 +186,8 @@ struct hw_flow {
 	bool rn_known;
 	u8 rmode;
 	bool rhole;		/* a hole skipped bytes of this record */
+	bool crypto_err;	/* a backend call failed (this record) */
+	bool rfail;		/* record poisoned by a backend error */
 	u8 hdr[TLS_PREFIX];
 	struct hw_crypto_key *rkey;
 
@@ -217,6 +229,12 @@ struct hw_flow {
 	u64 ro_end_rn;		/* a walked CCS ends the key here */
 	struct ro_gap ro_gap[RO_GAPS];
 
+	/* forward jumps: bound, and taking back one that was not data */
+	u32 max_ahead;
+	bool jump_pending;	/* no new data since the last forward gap */
+	u8 old_run;		/* wholly old frames since then */
+	u32 old_hi;		/* highest end of that old data */
+
 	/* resync hint for a seq ahead of the stream */
 	bool hint_valid;
 	u32 hint_seq;
@@ -241,6 +259,7 @@ struct hw_engine {
 	struct hw_flow *flows;
 	u32 *buckets;		/* index + 1 */
 	bool reorder_recovery;	/* read late frames to regain sync */
+	u32 crypto_fail_next;	/* injected backend failures pending */
 	struct hw_stats st;
 };
 
@@ -360,6 +379,8 @@ static u32 tuple_hash(const struct hw_flow_tuple *t)
 	h = (h ^ (t->dport >> 8)) * 16777619u;
 	h = (h ^ (t->dport & 0xff)) * 16777619u;
 	h = (h ^ t->family) * 16777619u;
+	h = (h ^ (t->vlan >> 8)) * 16777619u;
+	h = (h ^ (t->vlan & 0xff)) * 16777619u;
 	return h ^ (h >> 16);
 }
 
@@ -367,7 +388,7 @@ static bool tuple_eq(const struct hw_flow_tuple *a,
 		     const struct hw_flow_tuple *b)
 {
 	return a->family == b->family && a->sport == b->sport &&
-	       a->dport == b->dport &&
+	       a->dport == b->dport && a->vlan == b->vlan &&
 	       !memcmp(a->saddr, b->saddr, sizeof(a->saddr)) &&
 	       !memcmp(a->daddr, b->daddr, sizeof(a->daddr));
 }
@@ -484,6 +505,8 @@ static void chain_reset(struct hw_flow *f, u32 seq)
 	f->rn_known = false;
 	f->rmode = RM_FOLLOW;
 	f->rhole = false;
+	f->crypto_err = false;
+	f->rfail = false;
 	f->rkey = NULL;
 	f->next_req_idx = 0;
 	f->end_idx_valid = false;
@@ -537,6 +560,90 @@ static struct key_slot *select_key(struct rx_ctx *cx, struct hw_flow *f,
 }
 
 /* ------------------------------------------------------------------ */
+/* crypto backend calls                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Every backend call goes through these: an error (real, or injected for
+ * the whole-block CTR call that can allocate in a real backend) sets
+ * f->crypto_err, and the record step that made the call poisons the record
+ * before the frame can be marked (crypto_fail()).
+ */
+static inline void crypto_status(struct hw_flow *f, int err)
+{
+	if (unlikely(err))
+		f->crypto_err = true;
+}
+
+static bool crypto_injected_fail(struct hw_engine *eng)
+{
+	if (likely(!eng->crypto_fail_next))
+		return false;
+	eng->crypto_fail_next--;
+	return true;
+}
+
+void hw_engine_inject_crypto_fail(struct hw_engine *eng, u32 n)
+{
+	eng->crypto_fail_next = n;
+}
+
+u32 hw_engine_crypto_fail_pending(const struct hw_engine *eng)
+{
+	return eng->crypto_fail_next;
+}
+
+static void aes_block(struct hw_flow *f, const u8 in[16], u8 out[16])
+{
+	crypto_status(f, hw_crypto_aes_block(f->rkey, in, out));
+}
+
+static void ghash_blocks(struct hw_flow *f, const u8 *in, u32 nblocks)
+{
+	crypto_status(f, hw_crypto_ghash(f->rkey, f->ghash, in, nblocks));
+}
+
+static void ctr_xor(struct rx_ctx *cx, struct hw_flow *f, const u8 ctr[16],
+		    const u8 *in, u8 *out, u32 len)
+{
+	if (crypto_injected_fail(cx->eng)) {
+		f->crypto_err = true;
+		return;
+	}
+	crypto_status(f, hw_crypto_ctr_xor(f->rkey, ctr, in, out, len));
+}
+
+static void ctr_xor_ghash(struct rx_ctx *cx, struct hw_flow *f,
+			  const u8 ctr[16], const u8 *in, u8 *out, u32 nblocks)
+{
+	if (crypto_injected_fail(cx->eng)) {
+		f->crypto_err = true;
+		return;
+	}
+	crypto_status(f, hw_crypto_ctr_xor_ghash(f->rkey, ctr, in, out,
+						 nblocks, f->ghash));
+}
+
+/*
+ * A backend call for the current record failed: its output (and maybe its
+ * GHASH) is garbage.  Nothing of this frame is marked, the rest of the
+ * record is only followed, and at its end the flow stops decrypting until
+ * a resync (record_end()).
+ */
+static void crypto_fail(struct rx_ctx *cx, struct hw_flow *f)
+{
+	f->crypto_err = false;
+	cx->markable = false;
+	cx->events |= HW_EV_CRYPTO_ERR;
+	if (f->rfail)
+		return;
+	f->rfail = true;
+	f->rmode = RM_FOLLOW;
+	f->rkey = NULL;
+	STAT_INC(cx->eng, f, crypto_err);
+}
+
+/* ------------------------------------------------------------------ */
 /* streaming GCM                                                      */
 /* ------------------------------------------------------------------ */
 
@@ -548,7 +655,7 @@ static void gcm_init(struct hw_flow *f, const u8 salt[4])
 	memcpy(f->ctr, salt, 4);
 	memcpy(f->ctr + 4, f->hdr + TLS_HDR, 8);
 	hw_put_be32(f->ctr + 12, 1);
-	hw_crypto_aes_block(f->rkey, f->ctr, f->ekj0);
+	aes_block(f, f->ctr, f->ekj0);
 
 	/* AAD: rec_seq(8) | type | 03 03 | plaintext length, zero padded */
 	memset(blk, 0, sizeof(blk));
@@ -558,7 +665,7 @@ static void gcm_init(struct hw_flow *f, const u8 salt[4])
 	blk[10] = f->hdr[2];
 	hw_put_be16(blk + 11, (u16)clen);
 	memset(f->ghash, 0, sizeof(f->ghash));
-	hw_crypto_ghash(f->rkey, f->ghash, blk, 1);
+	ghash_blocks(f, blk, 1);
 	f->gfill = 0;
 	f->ks_valid = false;
 }
@@ -576,12 +683,12 @@ static void gcm_ghash(struct hw_flow *f, const u8 *in, u32 n)
 		n -= m;
 		if (f->gfill < 16)
 			return;
-		hw_crypto_ghash(f->rkey, f->ghash, f->gbuf, 1);
+		ghash_blocks(f, f->gbuf, 1);
 		f->gfill = 0;
 	}
 	nb = n / 16;
 	if (nb) {
-		hw_crypto_ghash(f->rkey, f->ghash, in, nb);
+		ghash_blocks(f, in, nb);
 		in += nb * 16;
 		n -= nb * 16;
 	}
@@ -599,7 +706,8 @@ static void ks_block(struct hw_flow *f, u32 blk)
 		return;
 	memcpy(c, f->ctr, 12);
 	hw_put_be32(c + 12, 2 + blk);
-	hw_crypto_aes_block(f->rkey, c, f->ks);
+	aes_block(f, c, f->ks);
+	hw_memzero_explicit(c, sizeof(c));
 	f->ks_blk = blk;
 	f->ks_valid = true;
 }
@@ -644,8 +752,8 @@ static void xor_ks(u8 *out, const u8 *in, const u8 *ks, u32 n)
 }
 
 /* decrypt ciphertext bytes [off, off + n) of the record */
-static void gcm_decrypt(struct hw_flow *f, u32 off, const u8 *in, u8 *out,
-			u32 n)
+static void gcm_decrypt(struct rx_ctx *cx, struct hw_flow *f, u32 off,
+			const u8 *in, u8 *out, u32 n)
 {
 	u32 whole;
 
@@ -666,7 +774,7 @@ static void gcm_decrypt(struct hw_flow *f, u32 off, const u8 *in, u8 *out,
 
 		memcpy(c, f->ctr, 12);
 		hw_put_be32(c + 12, 2 + off / 16);
-		hw_crypto_ctr_xor(f->rkey, c, in, out, whole);
+		ctr_xor(cx, f, c, in, out, whole);
 		off += whole;
 		in += whole;
 		out += whole;
@@ -684,14 +792,14 @@ static void gcm_decrypt(struct hw_flow *f, u32 off, const u8 *in, u8 *out,
  * through the backend's one-pass call.  GHASH has consumed exactly off
  * bytes, so at a block-aligned off its carry buffer is empty.
  */
-static void gcm_decrypt_ghash(struct hw_flow *f, u32 off, const u8 *in,
-			      u8 *out, u32 n)
+static void gcm_decrypt_ghash(struct rx_ctx *cx, struct hw_flow *f, u32 off,
+			      const u8 *in, u8 *out, u32 n)
 {
 	u32 head = min_u32((16 - (off & 15)) & 15, n), whole;
 	u8 c[16];
 
 	if (head) {
-		gcm_decrypt(f, off, in, out, head);
+		gcm_decrypt(cx, f, off, in, out, head);
 		gcm_ghash(f, in, head);
 		off += head;
 		in += head;
@@ -702,15 +810,14 @@ static void gcm_decrypt_ghash(struct hw_flow *f, u32 off, const u8 *in,
 	if (whole && !f->gfill) {
 		memcpy(c, f->ctr, 12);
 		hw_put_be32(c + 12, 2 + off / 16);
-		hw_crypto_ctr_xor_ghash(f->rkey, c, in, out, whole / 16,
-					f->ghash);
+		ctr_xor_ghash(cx, f, c, in, out, whole / 16);
 		off += whole;
 		in += whole;
 		out += whole;
 		n -= whole;
 	}
 	if (n) {
-		gcm_decrypt(f, off, in, out, n);
+		gcm_decrypt(cx, f, off, in, out, n);
 		gcm_ghash(f, in, n);
 	}
 }
@@ -724,12 +831,12 @@ static bool gcm_check(struct hw_flow *f)
 
 	if (f->gfill) {
 		memset(f->gbuf + f->gfill, 0, 16u - f->gfill);
-		hw_crypto_ghash(f->rkey, f->ghash, f->gbuf, 1);
+		ghash_blocks(f, f->gbuf, 1);
 		f->gfill = 0;
 	}
 	hw_put_be64(blk, (u64)TLS_PREFIX * 8);
 	hw_put_be64(blk + 8, (u64)clen * 8);
-	hw_crypto_ghash(f->rkey, f->ghash, blk, 1);
+	ghash_blocks(f, blk, 1);
 	for (i = 0; i < 16; i++)
 		diff |= (u8)(f->ghash[i] ^ f->ekj0[i] ^ f->tag[i]);
 	hw_memzero_explicit(f->ks, sizeof(f->ks));
@@ -745,7 +852,7 @@ static bool gcm_check(struct hw_flow *f)
  * The record with chain index idx has number rn.  Called from the resync
  * command (ring hit) or when a hint is reached at a record boundary.
  */
-static void apply_sync(struct rx_ctx *cx, struct hw_flow *f, u64 idx, u64 rn)
+static int apply_sync(struct rx_ctx *cx, struct hw_flow *f, u64 idx, u64 rn)
 {
 	u64 off = rn - idx;
 
@@ -753,12 +860,12 @@ static void apply_sync(struct rx_ctx *cx, struct hw_flow *f, u64 idx, u64 rn)
 	if (f->rn_known && off == f->rn_off) {
 		/* agrees with what we follow: nothing to do */
 		STAT_INC(cx->eng, f, resync_ok);
-		return;
+		return HW_RESYNC_APPLIED;
 	}
 	if (f->rn_known && f->state == HW_FS_SYNC) {
 		/* contradicts a verified state: ignore */
 		STAT_INC(cx->eng, f, resync_skip);
-		return;
+		return HW_RESYNC_SKIPPED;
 	}
 	f->rn_off = off;
 	f->rn_known = true;
@@ -773,27 +880,27 @@ static void apply_sync(struct rx_ctx *cx, struct hw_flow *f, u64 idx, u64 rn)
 	}
 	set_state(cx, f, HW_FS_SHADOW);
 	STAT_INC(cx->eng, f, resync_ok);
+	return HW_RESYNC_APPLIED;
 }
 
 /* hint reached: exp_seq == hint_seq */
-static void hint_reached(struct rx_ctx *cx, struct hw_flow *f)
+static int hint_reached(struct rx_ctx *cx, struct hw_flow *f)
 {
 	f->hint_valid = false;
 	f->ro_valid = false;
 	if (f->state != HW_FS_SEARCH && f->rpos == 0 &&
-	    f->rec_seq == f->hint_seq) {
-		apply_sync(cx, f, f->idx, f->hint_rn);
-		return;
-	}
+	    f->rec_seq == f->hint_seq)
+		return apply_sync(cx, f, f->idx, f->hint_rn);
 	if (f->state == HW_FS_SYNC) {
 		STAT_INC(cx->eng, f, resync_skip);
-		return;
+		return HW_RESYNC_SKIPPED;
 	}
 	chain_reset(f, f->hint_seq);
 	f->rn_known = true;
 	f->rn_off = f->hint_rn;
 	set_state(cx, f, HW_FS_SHADOW);
 	STAT_INC(cx->eng, f, resync_ok);
+	return HW_RESYNC_APPLIED;
 }
 
 int hw_engine_flow_resync(struct hw_engine *eng, u32 handle, u32 header_seq,
@@ -807,27 +914,20 @@ int hw_engine_flow_resync(struct hw_engine *eng, u32 handle, u32 header_seq,
 		return -ENOENT;
 	if (f->state != HW_FS_SEARCH &&
 	    (ring_find(f->ring, f->ring_n, header_seq, &idx) ||
-	     ring_find(f->req, f->req_n, header_seq, &idx))) {
-		apply_sync(&cx, f, idx, rn);
-		return 0;
-	}
+	     ring_find(f->req, f->req_n, header_seq, &idx)))
+		return apply_sync(&cx, f, idx, rn);
 	if (!f->exp_valid || !seq_before(header_seq, f->exp_seq)) {
-		if (f->exp_valid && header_seq == f->exp_seq) {
-			/* exactly at the stream position */
-			f->hint_valid = true;
-			f->hint_seq = header_seq;
-			f->hint_rn = rn;
-			hint_reached(&cx, f);
-			return 0;
-		}
 		f->hint_valid = true;
 		f->hint_seq = header_seq;
 		f->hint_rn = rn;
+		/* exactly at the stream position: take it now */
+		if (f->exp_valid && header_seq == f->exp_seq)
+			return hint_reached(&cx, f);
 		STAT_INC(eng, f, resync_hint);
-		return 0;
+		return HW_RESYNC_HINT;
 	}
 	STAT_INC(eng, f, resync_skip);
-	return 0;
+	return HW_RESYNC_SKIPPED;
 }
 
 /* ------------------------------------------------------------------ */
@@ -907,7 +1007,10 @@ static void record_end(struct rx_ctx *cx, struct hw_flow *f)
 		f->ks_valid = false;
 	} else if (mode != RM_FOLLOW) {
 		ok = gcm_check(f);
-		if (ok) {
+		if (unlikely(f->crypto_err)) {
+			crypto_fail(cx, f);	/* no verdict on the tag */
+			ok = true;
+		} else if (ok) {
 			f->cur.verified = true;
 			if (mode == RM_DEC) {
 				STAT_INC(eng, f, decrypted_records);
@@ -951,7 +1054,13 @@ static void record_end(struct rx_ctx *cx, struct hw_flow *f)
 	f->rmode = RM_FOLLOW;
 	f->rhole = false;
 
-	if (!ok) {
+	if (f->rfail) {
+		/* a backend error: stop decrypting until resync */
+		STAT_INC(eng, f, sync_lost);
+		cx->events |= HW_EV_LOST_CRYPTO;
+		set_state(cx, f, HW_FS_TRACK);
+		chain_reset(f, f->rec_seq);
+	} else if (!ok) {
 		if (!f->cur.verified && f->cur.from_update) {
 			/* wrong key from a key update: ask for a new one */
 			f->cur.bad = true;
@@ -1078,8 +1187,11 @@ static u32 record_step(struct rx_ctx *cx, struct hw_flow *f, const u8 *d,
 			f->ncarry = 4;
 			return m;
 		}
-		if (f->rpos == TLS_PREFIX && f->rmode != RM_FOLLOW)
+		if (f->rpos == TLS_PREFIX && f->rmode != RM_FOLLOW) {
 			gcm_init(f, f->cur.salt);
+			if (unlikely(f->crypto_err))
+				crypto_fail(cx, f);
+		}
 		return m;
 	}
 	if (f->rpos < f->rlen - TLS_TAG) {
@@ -1087,13 +1199,15 @@ static u32 record_step(struct rx_ctx *cx, struct hw_flow *f, const u8 *d,
 
 		m = min_u32(n, f->rlen - TLS_TAG - f->rpos);
 		if (emit && f->rmode == RM_DEC) {
-			gcm_decrypt_ghash(f, off, d, cx->out, m);
+			gcm_decrypt_ghash(cx, f, off, d, cx->out, m);
 		} else {
 			if (emit)
-				gcm_decrypt(f, off, d, cx->out, m);
+				gcm_decrypt(cx, f, off, d, cx->out, m);
 			if (f->rmode == RM_DEC || f->rmode == RM_VERIFY)
 				gcm_ghash(f, d, m);
 		}
+		if (unlikely(f->crypto_err))
+			crypto_fail(cx, f);
 		f->rpos += m;
 		return m;
 	}
@@ -1262,8 +1376,11 @@ static void ro_resume(struct rx_ctx *cx, struct hw_flow *f, bool prefix_ok)
 		return;
 	f->rkey = ks->k;
 	f->rmode = RM_DECNA;
-	if (f->rpos >= TLS_PREFIX)
+	if (f->rpos >= TLS_PREFIX) {
 		gcm_init(f, ks->salt);
+		if (unlikely(f->crypto_err))
+			crypto_fail(cx, f);
+	}
 }
 
 /* the walk reached a header the engine followed (chain index idx) */
@@ -1434,6 +1551,27 @@ static void stream_gap(struct rx_ctx *cx, struct hw_flow *f, u32 seq)
 	lose_sync_search(cx, f, HW_EV_LOST_GAP);
 }
 
+/*
+ * Wholly old frame while a forward jump is unconfirmed (no new data since
+ * it).  REARM_OLD_FRAMES of them in a row: the stream is really at the
+ * old data's frontier, so go back there and look for a record boundary
+ * (resync) instead of waiting for the stream to pass the bogus position.
+ */
+static void rearm_watch(struct rx_ctx *cx, struct hw_flow *f, u32 end)
+{
+	if (seq_after(end, f->old_hi))
+		f->old_hi = end;
+	if (++f->old_run < REARM_OLD_FRAMES)
+		return;
+	f->jump_pending = false;
+	f->old_run = 0;
+	STAT_INC(cx->eng, f, rearmed);
+	cx->events |= HW_EV_REARMED;
+	ro_cancel(f);
+	f->exp_seq = f->old_hi;
+	lose_sync_search(cx, f, HW_EV_REARMED);
+}
+
 /* ------------------------------------------------------------------ */
 /* frame parsing                                                      */
 /* ------------------------------------------------------------------ */
@@ -1484,14 +1622,15 @@ static int parse_frame(const u8 *fr, u32 len, struct parsed *p, bool *csum_ok)
 	*csum_ok = false;
 	if (len < 14)
 		return 0;
+	memset(&p->t, 0, sizeof(p->t));
 	et = hw_get_be16(fr + 12);
 	if (et == 0x8100) {
 		if (len < 18)
 			return 0;
+		p->t.vlan = (u16)(HW_VLAN_TAGGED | (hw_get_be16(fr + 14) & 0xfff));
 		et = hw_get_be16(fr + 16);
 		off = 18;
 	}
-	memset(&p->t, 0, sizeof(p->t));
 	if (et == 0x0800) {
 		const u8 *ip = fr + off;
 		u32 ihl, tot;
@@ -1598,16 +1737,24 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		if (f->state != HW_FS_SEARCH)
 			chain_reset(f, seq);
 	}
+	if (seq_after(seq, f->exp_seq) && seq - f->exp_seq > f->max_ahead) {
+		/* beyond any receive window: not stream data */
+		STAT_INC(eng, f, far_frames);
+		return 0;
+	}
 	if (!seq_after(end, f->exp_seq)) {
 		/* old data: never marked, but it may close a gap's chain */
 		STAT_INC(eng, f, old_frames);
 		if (f->ro_valid) {
 			ro_feed(f, seq, frame + poff, plen);
 			ro_try(&cx, f);
-			c->events = cx.events;
 		}
+		if (f->jump_pending)
+			rearm_watch(&cx, f, end);
+		c->events = cx.events;
 		return 0;
 	}
+	f->jump_pending = false;	/* new data: whatever jumped was real */
 	if (seq_before(seq, f->exp_seq)) {
 		u32 skip = f->exp_seq - seq;
 
@@ -1621,8 +1768,12 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		stream_bytes(&cx, f, f->exp_seq, frame + poff + skip,
 			     plen - skip);
 	} else {
-		if (seq_after(seq, f->exp_seq))
+		if (seq_after(seq, f->exp_seq)) {
+			f->jump_pending = true;
+			f->old_run = 0;
+			f->old_hi = f->exp_seq;
 			stream_gap(&cx, f, seq);
+		}
 		stream_bytes(&cx, f, seq, frame + poff, plen);
 	}
 
@@ -1653,7 +1804,8 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 
 static bool tuple_valid(const struct hw_flow_tuple *t)
 {
-	return t->family == 4 || t->family == 6;
+	return (t->family == 4 || t->family == 6) &&
+	       (!t->vlan || (t->vlan & ~0xfffu) == HW_VLAN_TAGGED);
 }
 
 int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
@@ -1689,6 +1841,7 @@ int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
 	f->gen = gen;
 	f->used = true;
 	f->t = t;
+	f->max_ahead = p->max_ahead ? p->max_ahead : HW_FLOW_MAX_AHEAD_DEFAULT;
 	f->cur.k = p->key;
 	f->cur.from_rn = p->start_rn;
 	memcpy(f->cur.salt, p->salt, 4);

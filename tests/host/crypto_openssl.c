@@ -535,63 +535,89 @@ TGT static void aesni_ctr_ghash(struct hw_crypto_key *k, const u8 ctr[16],
 
 /* ---- interface ---- */
 
-void hw_crypto_aes_block(struct hw_crypto_key *k, const u8 in[16], u8 out[16])
+/*
+ * Test hook: the n-th next CTR call (hw_crypto_ctr_xor or the stitched
+ * call) fails with -ENOMEM, as a real backend that allocates can, after
+ * writing garbage to out: the engine must never mark what it produced.
+ */
+int hw_crypto_fail_ctr_in;
+
+static bool ctr_fails(u8 *out, unsigned int len)
+{
+	if (!hw_crypto_fail_ctr_in || --hw_crypto_fail_ctr_in)
+		return false;
+	memset(out, 0xa5, len);
+	return true;
+}
+
+int hw_crypto_aes_block(struct hw_crypto_key *k, const u8 in[16], u8 out[16])
 {
 	int outl;
 
 	if (k->aesni) {
 		aesni_block(k, in, out);
-		return;
+		return 0;
 	}
-	EVP_EncryptUpdate(k->ecb, out, &outl, in, 16);
+	return EVP_EncryptUpdate(k->ecb, out, &outl, in, 16) ? 0 : -EIO;
 }
 
-void hw_crypto_ctr_xor(struct hw_crypto_key *k, const u8 ctr[16],
-		       const u8 *in, u8 *out, unsigned int len)
+int hw_crypto_ctr_xor(struct hw_crypto_key *k, const u8 ctr[16],
+		      const u8 *in, u8 *out, unsigned int len)
 {
 	int outl;
 	u32 c;
 
+	if (ctr_fails(out, len))
+		return -ENOMEM;
 	if (k->aesni) {
 		aesni_ctr(k, ctr, in, out, len);
-		return;
+		return 0;
 	}
 	/* consecutive frames of a record continue the same counter run */
-	if (!k->ctr_live || memcmp(ctr, k->next_ctr, 16) || (len & 15))
-		EVP_EncryptInit_ex(k->ctr, NULL, NULL, NULL, ctr);
-	EVP_EncryptUpdate(k->ctr, out, &outl, in, (int)len);
+	if (!k->ctr_live || memcmp(ctr, k->next_ctr, 16) || (len & 15)) {
+		if (!EVP_EncryptInit_ex(k->ctr, NULL, NULL, NULL, ctr))
+			return -EIO;
+	}
+	if (!EVP_EncryptUpdate(k->ctr, out, &outl, in, (int)len)) {
+		k->ctr_live = false;
+		return -EIO;
+	}
 	memcpy(k->next_ctr, ctr, 16);
 	c = hw_get_be32(ctr + 12) + (len + 15) / 16;
 	hw_put_be32(k->next_ctr + 12, c);
 	k->ctr_live = !(len & 15) && c > hw_get_be32(ctr + 12);
+	return 0;
 }
 
-void hw_crypto_ghash(struct hw_crypto_key *k, u8 state[16], const u8 *data,
-		     unsigned int nblocks)
+int hw_crypto_ghash(struct hw_crypto_key *k, u8 state[16], const u8 *data,
+		    unsigned int nblocks)
 {
 	unsigned int i, j;
 
 	if (k->clmul) {
 		ghash_clmul(k, state, data, nblocks);
-		return;
+		return 0;
 	}
 	for (i = 0; i < nblocks; i++) {
 		for (j = 0; j < 16; j++)
 			state[j] ^= data[16 * i + j];
 		gf_mul_ref(state, k->h);
 	}
+	return 0;
 }
 
-void hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k, const u8 ctr[16],
-			     const u8 *in, u8 *out, unsigned int nblocks,
-			     u8 state[16])
+int hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k, const u8 ctr[16],
+			    const u8 *in, u8 *out, unsigned int nblocks,
+			    u8 state[16])
 {
 	if (k->aesni && k->clmul && !hw_crypto_no_stitch) {
+		if (ctr_fails(out, nblocks * 16))
+			return -ENOMEM;
 		aesni_ctr_ghash(k, ctr, in, out, nblocks, state);
-		return;
+		return 0;
 	}
 	hw_crypto_ghash(k, state, in, nblocks);
-	hw_crypto_ctr_xor(k, ctr, in, out, nblocks * 16);
+	return hw_crypto_ctr_xor(k, ctr, in, out, nblocks * 16);
 }
 
 int hw_crypto_key_new(const u8 *key, unsigned int keylen,

@@ -132,6 +132,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				      S.isn + get(&in, 2);
 			if ((a & 0xc0) == 0xc0)	/* late-frame recovery off/on */
 				hw_engine_set_reorder_recovery(E, a & 0x20);
+			else if ((a & 0xc0) == 0x80)	/* backend errors */
+				hw_engine_inject_crypto_fail(E, a & 3);
 			else
 				hw_engine_flow_resync(E, H[slot], seq, rn);
 			break;

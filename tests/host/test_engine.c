@@ -12,6 +12,7 @@
 #include "tls_stream.h"
 
 extern int hw_crypto_fail_next;
+extern int hw_crypto_fail_ctr_in;
 
 static int tap_n;
 static int tap_fail;
@@ -1056,11 +1057,14 @@ struct ro_t {
 	int marked_bad;
 };
 
+static struct hw_rx_completion ro_last;
+
 static void ro_send(struct ro_t *t, u32 off, u32 len)
 {
 	struct hw_rx_completion c;
 	u32 fl, hl = frame_hdr_len(&t->fc);
 
+	memset(&ro_last, 0, sizeof(ro_last));
 	if (off >= t->s.n)
 		return;
 	if (len > t->s.n - off)
@@ -1071,6 +1075,223 @@ static void ro_send(struct ro_t *t, u32 off, u32 len)
 	if (hw_rx_decrypted(&c) &&
 	    memcmp(t->out + hl, t->s.plain + off, len))
 		t->marked_bad++;
+	ro_last = c;
+}
+
+/* the kernel's answer to a resync request: the record's number */
+static void ro_confirm(struct ro_t *t)
+{
+	u32 hdr = ro_last.resync_seq - 4 - t->s.isn;
+	int i;
+
+	if (!ro_last.resync_req)
+		return;
+	i = stream_rec_at(&t->s, hdr);
+	if (i >= 0 && t->s.rec[i].off == hdr)
+		hw_engine_flow_resync(t->eng, t->h, ro_last.resync_seq - 4,
+				      t->s.rec[i].rn);
+}
+
+/* a synced flow over 30 16 KiB records, frames of 1448 bytes */
+static struct ro_t *ro_new(u64 seed, u32 max_ahead)
+{
+	struct rng r = { seed };
+	struct stream_cfg sc = { .nrec = 30, .size_mode = 0, .klen = 16 };
+	struct ro_t *t = calloc(1, sizeof(*t));
+	struct hw_flow_params fp;
+	void *mem;
+
+	stream_gen(&t->s, &sc, &r);
+	t->fc.family = 4;
+	t->fc.sport = 443;
+	t->fc.dport = 7100;
+	t->eng = mk_engine(2, &mem);
+	memset(&fp, 0, sizeof(fp));
+	frame_tuple(&t->fc, &fp.tuple);
+	hw_crypto_key_new(t->s.ep[0].key, 16, &fp.key);
+	memcpy(fp.salt, t->s.ep[0].salt, 4);
+	fp.start_seq = t->s.isn;
+	fp.start_rn = t->s.rn0;
+	fp.start_synced = true;
+	fp.max_ahead = max_ahead;
+	hw_engine_flow_add(t->eng, &fp, &t->h);
+	return t;
+}
+
+static void ro_free(struct ro_t *t)
+{
+	hw_engine_fini(t->eng);
+	free(t->eng);		/* the engine lives at the start of its memory */
+	stream_free(&t->s);
+	free(t);
+}
+
+/*
+ * A crypto backend error must never produce a marked frame: the failing
+ * CTR call writes garbage while GHASH (over the ciphertext) still passes.
+ * Backend failure (OpenSSL hook) and the engine's own injection hook, with
+ * the stitched and the separate calls; the flow recovers through resync.
+ */
+static void test_crypto_fail(void)
+{
+	extern int hw_crypto_no_stitch;
+	int k;
+
+	for (k = 0; k < 4 && !cur_failed; k++) {
+		struct ro_t *t = ro_new(900 + (u64)k, 0);
+		struct hw_flow_info fi;
+		u64 dec_at_fail = 0;
+		u32 off, seg = 1448;
+		bool failed = false;
+
+		hw_crypto_no_stitch = k & 1;
+		for (off = 0; off < t->s.n; off += seg) {
+			hw_engine_flow_info(t->eng, t->h, &fi);
+			if (!failed && off > t->s.n / 3 &&
+			    fi.state == HW_FS_SYNC && fi.record_pos > 100 &&
+			    fi.record_pos + 2 * seg < fi.record_len) {
+				failed = true;
+				dec_at_fail = fi.stats.decrypted_records;
+				if (k < 2)
+					hw_crypto_fail_ctr_in = 1;
+				else
+					hw_engine_inject_crypto_fail(t->eng, 1);
+				ro_send(t, off, seg);
+				CHECK(!ro_last.crypto_done &&
+				      !ro_last.crypto_success,
+				      "case %d: failed frame reported done %d success %d",
+				      k, ro_last.crypto_done,
+				      ro_last.crypto_success);
+				CHECK(ro_last.events & HW_EV_CRYPTO_ERR,
+				      "case %d: no crypto error event", k);
+				CHECK(!hw_crypto_fail_ctr_in &&
+				      !hw_engine_crypto_fail_pending(t->eng),
+				      "case %d: failure not consumed", k);
+				hw_engine_flow_info(t->eng, t->h, &fi);
+				CHECK(fi.stats.crypto_err == 1,
+				      "case %d: crypto_err %llu", k,
+				      (unsigned long long)fi.stats.crypto_err);
+				continue;
+			}
+			ro_send(t, off, seg);
+			hw_engine_flow_info(t->eng, t->h, &fi);
+			if (failed)
+				CHECK(!hw_rx_decrypted(&ro_last) ||
+				      fi.stats.resync_ok,
+				      "case %d: marked before resync", k);
+			ro_confirm(t);
+		}
+		hw_engine_flow_info(t->eng, t->h, &fi);
+		CHECK(failed, "case %d: never injected", k);
+		CHECK(!t->marked_bad, "case %d: %d marked frames wrong", k,
+		      t->marked_bad);
+		CHECK(fi.stats.sync_lost >= 1 && fi.stats.resync_ok >= 1,
+		      "case %d: no sync loss/resync after the error", k);
+		CHECK(fi.state == HW_FS_SYNC &&
+		      fi.stats.decrypted_records > dec_at_fail + 5,
+		      "case %d: not recovered (%s, %llu records after)", k,
+		      hw_flow_state_name(fi.state),
+		      (unsigned long long)(fi.stats.decrypted_records -
+					   dec_at_fail));
+		ro_free(t);
+	}
+	hw_crypto_no_stitch = 0;
+	hw_crypto_fail_ctr_in = 0;
+	tap("crypto backend error: frame never marked, flow stops, resyncs "
+	    "(backend and engine hooks, stitched and separate calls)");
+}
+
+/*
+ * A segment far ahead of the stream: beyond max_ahead it is ignored; within
+ * it, the old data that keeps arriving takes the position back (rearm) and
+ * the flow resyncs within a few records instead of waiting for the stream
+ * to pass the bogus position.
+ */
+static void test_far_ahead(void)
+{
+	static const struct { u32 max_ahead, jump; bool far; } cfg[3] = {
+		{ 0, 1u << 30, true },		/* 1 GiB, default window */
+		{ 64 << 10, 256 << 10, true },	/* beyond a small window */
+		{ 0, 256 << 10, false },	/* inside the window */
+	};
+	int k;
+
+	for (k = 0; k < 3 && !cur_failed; k++) {
+		struct ro_t *t = ro_new(1300 + (u64)k, cfg[k].max_ahead);
+		struct hw_flow_info fi;
+		u64 dec_at = 0;
+		u32 off, seg = 1448, fl;
+		bool done = false;
+
+		for (off = 0; off < t->s.n; off += seg) {
+			ro_send(t, off, seg);
+			ro_confirm(t);
+			if (done || off < t->s.n / 4)
+				continue;
+			done = true;
+			hw_engine_flow_info(t->eng, t->h, &fi);
+			dec_at = fi.stats.decrypted_records;
+			/* a copy of this frame's bytes, jump bytes ahead */
+			fl = frame_build(t->fr, &t->fc,
+					 t->s.isn + off + cfg[k].jump, 0x18,
+					 t->s.wire + off, seg);
+			hw_engine_rx(t->eng, t->fr, fl, t->out, &ro_last);
+			CHECK(!hw_rx_decrypted(&ro_last),
+			      "case %d: bogus frame marked", k);
+		}
+		hw_engine_flow_info(t->eng, t->h, &fi);
+		CHECK(!t->marked_bad, "case %d: marked frames wrong", k);
+		if (cfg[k].far)
+			CHECK(fi.stats.far_frames == 1 && !fi.stats.sync_lost &&
+			      !fi.stats.rearmed,
+			      "case %d: far %llu lost %llu rearmed %llu", k,
+			      (unsigned long long)fi.stats.far_frames,
+			      (unsigned long long)fi.stats.sync_lost,
+			      (unsigned long long)fi.stats.rearmed);
+		else
+			CHECK(fi.stats.rearmed == 1 && !fi.stats.far_frames,
+			      "case %d: rearmed %llu", k,
+			      (unsigned long long)fi.stats.rearmed);
+		/* 30 records, the jump at a quarter: most of the rest */
+		CHECK(fi.state == HW_FS_SYNC &&
+		      fi.stats.decrypted_records >= dec_at + 15,
+		      "case %d: %s, %llu records after the jump", k,
+		      hw_flow_state_name(fi.state),
+		      (unsigned long long)(fi.stats.decrypted_records - dec_at));
+		ro_free(t);
+	}
+	tap("segment far ahead: ignored beyond the window, rearmed inside it");
+}
+
+/* The VLAN tag is part of the flow key: a tagged twin is another flow. */
+static void test_vlan_key(void)
+{
+	struct ro_t *t = ro_new(1500, 0);
+	struct hw_flow_info fi;
+	u32 off, seg = 1448, fl;
+
+	for (off = 0; off < t->s.n; off += seg) {
+		ro_send(t, off, seg);
+		/* the same bytes again, tagged: must not feed the flow */
+		t->fc.vlan = true;
+		fl = frame_build(t->fr, &t->fc, t->s.isn + off + seg, 0x18,
+				 t->s.wire + off + seg,
+				 off + 2 * seg <= t->s.n ? seg : 0);
+		hw_engine_rx(t->eng, t->fr, fl, t->out, &ro_last);
+		CHECK(!ro_last.is_tls_flow && !hw_rx_decrypted(&ro_last),
+		      "tagged frame matched the untagged flow");
+		t->fc.vlan = false;
+	}
+	hw_engine_flow_info(t->eng, t->h, &fi);
+	CHECK(fi.state == HW_FS_SYNC && !fi.stats.old_frames &&
+	      fi.stats.decrypted_records + 1 >= (u64)t->s.nrec,
+	      "untagged flow disturbed: %s, old %llu, decrypted %llu",
+	      hw_flow_state_name(fi.state),
+	      (unsigned long long)fi.stats.old_frames,
+	      (unsigned long long)fi.stats.decrypted_records);
+	CHECK(!t->marked_bad, "marked frames wrong");
+	ro_free(t);
+	tap("VLAN id in the flow key: a tagged twin of a flow is not the flow");
 }
 
 static void test_reorder_paths(void)
@@ -1299,6 +1520,9 @@ int main(int argc, char **argv)
 	test_frames();
 	test_resync_paths();
 	test_reorder_paths();
+	test_crypto_fail();
+	test_far_ahead();
+	test_vlan_key();
 	for (i = 0; i < sizeof(scens) / sizeof(scens[0]); i++) {
 		if (only && !strstr(scens[i].name, only))
 			continue;

@@ -270,6 +270,8 @@ void frame_tuple(const struct frame_cfg *fc, struct hw_flow_tuple *t)
 	memcpy(t->daddr, fc->daddr, fc->family == 6 ? 16 : 4);
 	t->sport = fc->sport;
 	t->dport = fc->dport;
+	/* frame_build tags VLAN 42 */
+	t->vlan = fc->vlan ? (u16)(HW_VLAN_TAGGED | 42) : 0;
 }
 
 void frame_fix_csum(u8 *b, u32 len)
