@@ -5,10 +5,21 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "innova_tls.h"
 
 const char *const rx_mode_names[] = { "manual", "openssl", "user", "sim" };
 const char *const tx_mode_names[] = { "user", "ktls", "sim" };
+const char *const malformed_names[] = { "none", "version", "oversize", "type0", "split-badlen" };
+
+/* The errnos --expect-error accepts: what kTLS (or the sim model, or TCP) can fail a read with. */
+static const struct {
+	const char *name;
+	int e;
+} expect_errnos[] = {
+	{ "EBADMSG", EBADMSG }, { "EMSGSIZE", EMSGSIZE }, { "EINVAL", EINVAL }, { "EIO", EIO },
+	{ "ECONNRESET", ECONNRESET }, { "EPIPE", EPIPE }, { "EPROTO", EPROTO }, { "ENOMEM", ENOMEM },
+};
 
 void print_usage(FILE *f)
 {
@@ -44,6 +55,15 @@ void print_usage(FILE *f)
 "                              model of kTLS (for hosts without kTLS)\n"
 "  --rx-delay MS      (manual, sim) wait MS ms after the handshake before setting TLS_RX,\n"
 "                     so the peer's first records are already queued in the socket\n"
+"  --read-delay-us N  sleep N us (0..1000000) between receive calls (any rx mode): a\n"
+"                     lagging reader, so the kernel's record parser trails the NIC\n"
+"  --expect-error E   pass only if every byte received before an error verifies and\n"
+"                     the receive call then fails with errno E: EBADMSG, EMSGSIZE,\n"
+"                     EINVAL, EIO, ECONNRESET, EPIPE, EPROTO or ENOMEM (\"ok\":true,\n"
+"                     \"error\" still says what happened, \"error_errno\" names it). A\n"
+"                     clean end or another failure fails the run. With --bytes, that\n"
+"                     many bytes must arrive before the error. rx-mode user sees\n"
+"                     OpenSSL errors, which carry no errno (only TCP ones do)\n"
 "\n"
 "send options:\n"
 "  --tx-mode M        user (default) SSL_write, one record per call\n"
@@ -53,9 +73,25 @@ void print_usage(FILE *f)
 "  --ccs-at K[,K..]   (ktls/sim) before the K-th data record (1-based) send a 1-byte\n"
 "                     record of content type 20, the emulated NIC's rekey marker;\n"
 "                     only rx-mode manual/sim receivers accept it\n"
+"  --malformed KIND[@K]\n"
+"                     (tx-mode sim only: kTLS TX seals every byte written) in place\n"
+"                     of data record K (1-based, default 3) write a malformed record,\n"
+"                     then stop and close (no close_notify). KIND, and what Linux\n"
+"                     kTLS RX and rx-mode sim fail with:\n"
+"                     version       sealed record, header version 03 01    [EINVAL]\n"
+"                     oversize      length 16641 (> 2^14 + any TLS 1.2 AEAD\n"
+"                                   overhead), then 16641 filler bytes   [EMSGSIZE]\n"
+"                     type0         sealed record of content type 0, in the\n"
+"                                   AAD too, so the tag verifies          [EBADMSG]\n"
+"                     split-badlen  17 03 03 as its own TCP segment, ~50 ms,\n"
+"                                   then length 00 00 and filler          [EBADMSG]\n"
+"  --sport PORT       bind the client socket to local PORT (SO_REUSEADDR) before\n"
+"                     connecting, e.g. to reconnect on the same 4-tuple; --flows 1\n"
 "\n"
 "Output: one JSON line on stdout at exit ({\"role\":...,\"ok\":...,\"tls_stat\":{delta of\n"
-"/proc/net/tls_stat} or null,...,\"error\":null|\"...\"}).\n"
+"/proc/net/tls_stat} or null,...,\"error\":null|\"...\"}); with --malformed also\n"
+"\"malformed\",\"malformed_at\", with --expect-error \"expect_error\"; \"error_errno\"\n"
+"names the errno a receive call failed with (null/absent if none).\n"
 "Exit: 0 ok, 1 run failed, 2 bad arguments, 3 timeout.\n", f);
 }
 
@@ -156,8 +192,55 @@ static int parse_mode(const char *s, const char *const *names, int n)
 	return -1;
 }
 
+/* KIND[@K]: K is the 1-based data record the malformed one replaces (default 3). */
+static int parse_malformed(const char *s, struct options *o)
+{
+	char kind[32];
+	const char *at = strchr(s, '@');
+	size_t n = at ? (size_t)(at - s) : strlen(s);
+	int m;
+
+	if (n >= sizeof(kind))
+		return -1;
+	memcpy(kind, s, n);
+	kind[n] = 0;
+	m = parse_mode(kind, malformed_names + 1, MAL_COUNT - 1);
+	if (m < 0)
+		return -1;
+	o->malformed = (enum malformed_kind)(m + 1);
+	o->malformed_at = 3;
+	if (at && (parse_u64(at + 1, &o->malformed_at) || o->malformed_at < 1))
+		return -1;
+	return 0;
+}
+
+static int parse_expect_error(const char *s, struct options *o)
+{
+	for (size_t i = 0; i < sizeof(expect_errnos) / sizeof(expect_errnos[0]); i++) {
+		if (!strcasecmp(s, expect_errnos[i].name)) {
+			o->expect_errno = expect_errnos[i].e;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int bad_expect_error(const char *s)
+{
+	char msg[256];
+	size_t n;
+
+	n = (size_t)snprintf(msg, sizeof(msg), "unknown --expect-error '%.64s' (one of", s);
+	for (size_t i = 0; i < sizeof(expect_errnos) / sizeof(expect_errnos[0]) && n < sizeof(msg); i++)
+		n += (size_t)snprintf(msg + n, sizeof(msg) - n, " %s", expect_errnos[i].name);
+	if (n < sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - n, ")");
+	return usage_error("%s", msg);
+}
+
 enum { OPT_LISTEN = 256, OPT_CONNECT, OPT_CIPHER, OPT_RXMODE, OPT_TXMODE, OPT_RECSIZE, OPT_BYTES,
-       OPT_SEED, OPT_FLOWS, OPT_TIMEOUT, OPT_QUIET, OPT_CCS, OPT_CORRUPT, OPT_RXDELAY };
+       OPT_SEED, OPT_FLOWS, OPT_TIMEOUT, OPT_QUIET, OPT_CCS, OPT_CORRUPT, OPT_RXDELAY,
+       OPT_MALFORMED, OPT_EXPECTERR, OPT_SPORT, OPT_READDELAY };
 
 int parse_args(int argc, char **argv, struct options *o)
 {
@@ -175,11 +258,15 @@ int parse_args(int argc, char **argv, struct options *o)
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "ccs-at", required_argument, NULL, OPT_CCS },
 		{ "rx-delay", required_argument, NULL, OPT_RXDELAY },
+		{ "read-delay-us", required_argument, NULL, OPT_READDELAY },
+		{ "expect-error", required_argument, NULL, OPT_EXPECTERR },
+		{ "malformed", required_argument, NULL, OPT_MALFORMED },
+		{ "sport", required_argument, NULL, OPT_SPORT },
 		{ "corrupt-at", required_argument, NULL, OPT_CORRUPT }, /* hidden: verifier test hook */
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool rx_set = false, tx_set = false, rec_set = false;
+	bool rx_set = false, tx_set = false, rec_set = false, read_delay_set = false;
 	uint64_t v;
 	int c, m;
 
@@ -276,6 +363,26 @@ int parse_args(int argc, char **argv, struct options *o)
 				return usage_error("bad --rx-delay '%s' (0..60000 ms)", optarg);
 			o->rx_delay_ms = (unsigned)v;
 			break;
+		case OPT_READDELAY:
+			if (parse_u64(optarg, &v) || v > 1000000)
+				return usage_error("bad --read-delay-us '%s' (0..1000000)", optarg);
+			o->read_delay_us = (unsigned)v;
+			read_delay_set = true;
+			break;
+		case OPT_EXPECTERR:
+			if (parse_expect_error(optarg, o))
+				return bad_expect_error(optarg);
+			break;
+		case OPT_MALFORMED:
+			if (parse_malformed(optarg, o))
+				return usage_error("bad --malformed '%s' (version|oversize|type0|split-badlen"
+						   "[@K], K >= 1)", optarg);
+			break;
+		case OPT_SPORT:
+			if (parse_u64(optarg, &v) || v < 1 || v > 65535)
+				return usage_error("bad --sport '%s' (1..65535)", optarg);
+			o->sport = (uint16_t)v;
+			break;
 		case OPT_CORRUPT:
 			if (parse_u64(optarg, &v) || v > INT64_MAX)
 				return usage_error("bad --corrupt-at '%s'", optarg);
@@ -306,13 +413,20 @@ int parse_args(int argc, char **argv, struct options *o)
 		if (parse_sockaddr(o->addr, &ss, &len, err, sizeof(err)))
 			return usage_error("%s", err);
 	}
-	if (o->role == ROLE_RECV && (tx_set || rec_set || o->n_ccs_at || o->corrupt_at >= 0))
-		return usage_error("%s", "--tx-mode/--record-size/--ccs-at/--corrupt-at are send options");
-	if (o->role == ROLE_SEND && (rx_set || o->rx_delay_ms))
-		return usage_error("%s", "--rx-mode/--rx-delay are recv options");
+	if (o->role == ROLE_RECV && (tx_set || rec_set || o->n_ccs_at || o->corrupt_at >= 0 ||
+				     o->malformed || o->sport))
+		return usage_error("%s", "--tx-mode/--record-size/--ccs-at/--corrupt-at/--malformed/--sport "
+				   "are send options");
+	if (o->role == ROLE_SEND && (rx_set || o->rx_delay_ms || read_delay_set || o->expect_errno))
+		return usage_error("%s", "--rx-mode/--rx-delay/--read-delay-us/--expect-error are recv options");
 	if (o->rx_delay_ms && o->rx_mode != RX_MANUAL && o->rx_mode != RX_SIM)
 		return usage_error("%s", "--rx-delay needs --rx-mode manual or sim");
 	if (o->n_ccs_at && o->tx_mode == TX_USER)
 		return usage_error("%s", "--ccs-at needs --tx-mode ktls or sim (OpenSSL cannot send a bare type-20 record)");
+	if (o->malformed && o->tx_mode != TX_SIM)
+		return usage_error("%s", "--malformed needs --tx-mode sim (kTLS TX and OpenSSL seal every byte "
+				   "written, so a raw malformed record cannot go through them)");
+	if (o->sport && o->flows > 1)
+		return usage_error("%s", "--sport needs --flows 1 (one local port is one connection)");
 	return 0;
 }

@@ -89,7 +89,10 @@ int ssl_check_no_buffered_input(SSL *ssl, char *err, size_t errlen);
 /* ---- userspace model of the kernel record layer (record_sim.c) ---- */
 /* Encrypt one record into out (must hold len + 5 + 8 + 16); returns wire length. */
 size_t sim_seal_record(struct record_keys *k, uint8_t type, const uint8_t *pt, size_t len, uint8_t *out);
-/* Decrypt one record read from fd; returns plaintext length, SIM_EOF at a clean EOF, -1 with err. */
+/*
+ * Decrypt one record read from fd; returns plaintext length, SIM_EOF at a clean
+ * EOF, or -1 with err filled and errno set to what kTLS recvmsg() would fail with.
+ */
 #define SIM_EOF (-2)
 ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *pt, char *err, size_t errlen);
 
@@ -109,6 +112,8 @@ uint64_t splitmix64(uint64_t *state);
 enum role { ROLE_NONE, ROLE_RECV, ROLE_SEND, ROLE_SELFTEST_ERRORS };
 enum rx_mode { RX_MANUAL, RX_OPENSSL, RX_USER, RX_SIM };
 enum tx_mode { TX_USER, TX_KTLS, TX_SIM };
+/* send --malformed: what replaces data record K (see send.c). */
+enum malformed_kind { MAL_NONE, MAL_VERSION, MAL_OVERSIZE, MAL_TYPE0, MAL_SPLIT_BADLEN, MAL_COUNT };
 
 struct options {
 	enum role role;
@@ -127,10 +132,18 @@ struct options {
 	uint64_t ccs_at[MAX_CCS_MARKS];
 	unsigned n_ccs_at;
 	int64_t corrupt_at;            /* hidden test hook: -1 = off */
+	/* recv */
+	unsigned read_delay_us;        /* pause between receive calls */
+	int expect_errno;              /* 0: any error fails the run */
+	/* send */
+	uint16_t sport;                /* local port to bind, 0 = ephemeral */
+	enum malformed_kind malformed;
+	uint64_t malformed_at;         /* 1-based data record it replaces */
 };
 
 extern const char *const rx_mode_names[];
 extern const char *const tx_mode_names[];
+extern const char *const malformed_names[];
 
 /* Returns 0 on success, 2 on a usage error (message already printed), 1 for --help. */
 int parse_args(int argc, char **argv, struct options *o);
@@ -170,8 +183,12 @@ struct run_result {
 	const char *cipher;
 	int ktls;                      /* kernel kTLS carried the data: 1/0, -1 = unknown */
 	int64_t bad_offset;            /* first mismatching payload byte, -1 = none */
+	const char *malformed;         /* send --malformed KIND, NULL = not used */
+	uint64_t malformed_at;
+	int expect_errno;              /* recv --expect-error, 0 = not used */
+	int error_errno;               /* errno of the failed receive call, 0 = none */
 	struct tls_stat before, after;
-	const char *error;             /* NULL when ok */
+	const char *error;             /* NULL when ok (unless an expected error happened) */
 };
 void report_json(FILE *f, const struct run_result *r);
 /* Print r unless a report was already printed; true if this call printed. */

@@ -121,31 +121,68 @@ int net_accept(int lfd, unsigned timeout_sec, char *err, size_t errlen)
 	return fd;
 }
 
-/* Retries ECONNREFUSED until the deadline so recv and send can start in any order. */
+/* --sport: the wildcard address of the peer's family, on that port; 0 or errno. */
+static int bind_sport(int fd, int family, uint16_t port)
+{
+	struct sockaddr_storage ss = { .ss_family = (sa_family_t)family };
+	socklen_t len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	int one = 1;
+
+	if (family == AF_INET6)
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)&ss)->sin_port = htons(port);
+	/* Lets the port be bound again while the last connection from it is in TIME_WAIT. */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&ss, len))
+		return errno;
+	return 0;
+}
+
+/*
+ * Retries ECONNREFUSED until the deadline so recv and send can start in any
+ * order. With --sport also EADDRNOTAVAIL: the previous connection on the same
+ * 4-tuple may still be in TIME_WAIT here, which connect() takes over only a
+ * second later (net.ipv4.tcp_tw_reuse) or once TIME_WAIT ends. A bind()
+ * failure is final: SO_REUSEADDR already lets bind() past TIME_WAIT.
+ */
 int net_connect(const struct options *o, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
 	double deadline = now_sec() + o->timeout_sec;
+	char what[200];
 
 	if (parse_sockaddr(o->addr, &ss, &len, err, errlen))
 		return -1;
 	for (;;) {
 		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), e;
+		bool retry;
 
 		if (fd < 0) {
 			err_errno(err, errlen, "socket", errno);
 			return -1;
 		}
 		net_set_timeouts(fd, o->timeout_sec);
+		if (o->sport) {
+			e = bind_sport(fd, ss.ss_family, o->sport);
+			if (e) {
+				close(fd);
+				snprintf(what, sizeof(what), "bind --sport %u", (unsigned)o->sport);
+				err_errno(err, errlen, what, e);
+				return -1;
+			}
+		}
 		if (connect(fd, (struct sockaddr *)&ss, len) == 0)
 			return fd;
 		e = errno;
 		close(fd);
-		if (e != ECONNREFUSED || now_sec() >= deadline) {
-			char what[200];
-
+		retry = e == ECONNREFUSED || (o->sport && e == EADDRNOTAVAIL);
+		if (!retry || now_sec() >= deadline) {
 			snprintf(what, sizeof(what), "connect %s", o->addr);
+			if (o->sport)
+				snprintf(what + strlen(what), sizeof(what) - strlen(what), " from port %u",
+					 (unsigned)o->sport);
 			err_errno(err, errlen, what, e == EINPROGRESS ? ETIMEDOUT : e);
 			return -1;
 		}

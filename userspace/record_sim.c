@@ -132,6 +132,14 @@ static int read_full(int fd, uint8_t *buf, size_t len, bool *eof)
 	return 0;
 }
 
+/* The failure of a kTLS recvmsg(): message in err, errno as the kernel would return it. */
+static ssize_t sim_fail(char *err, size_t errlen, const char *what, int e)
+{
+	err_errno(err, errlen, what, e);
+	errno = e;
+	return -1;
+}
+
 ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *pt, char *err, size_t errlen)
 {
 	size_t en = k->cipher->explicit_nonce_len, body, len;
@@ -142,29 +150,19 @@ ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *p
 	rc = read_full(fd, hdr, 5, &eof);
 	if (!rc && eof)
 		return SIM_EOF;
-	if (rc) {
-		err_errno(err, errlen, "read record header", -rc);
-		return -1;
-	}
+	if (rc)
+		return sim_fail(err, errlen, "read record header", -rc);
 	body = (size_t)hdr[3] << 8 | hdr[4];
-	/* Same framing checks as tls_rx_msg_size(). */
-	if (hdr[1] != 3 || hdr[2] != 3) {
-		err_errno(err, errlen, "record version is not 03 03", EINVAL);
-		return -1;
-	}
-	if (body > MAX_RECORD + en + TAG_LEN) {
-		err_errno(err, errlen, "record too long", EMSGSIZE);
-		return -1;
-	}
-	if (body < en + TAG_LEN) {
-		err_errno(err, errlen, "record too short", EBADMSG);
-		return -1;
-	}
+	/* Same framing checks, in the same order, as tls_rx_msg_size(). */
+	if (body > MAX_RECORD + en + TAG_LEN)
+		return sim_fail(err, errlen, "record too long", EMSGSIZE);
+	if (body < en + TAG_LEN)
+		return sim_fail(err, errlen, "record too short", EBADMSG);
+	if (hdr[1] != 3 || hdr[2] != 3)
+		return sim_fail(err, errlen, "record version is not 03 03", EINVAL);
 	rc = read_full(fd, buf, body, &eof);
-	if (rc || eof) {
-		err_errno(err, errlen, "read record body", rc ? -rc : EPIPE);
-		return -1;
-	}
+	if (rc || eof)
+		return sim_fail(err, errlen, "read record body", rc ? -rc : EPIPE);
 	len = body - en - TAG_LEN;
 	nonce_for(k, buf, nonce);
 	make_aad(k->seq, hdr[0], len, aad);
@@ -172,10 +170,12 @@ ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *p
 		char what[96];
 
 		snprintf(what, sizeof(what), "record %llu: authentication failed", (unsigned long long)k->seq);
-		err_errno(err, errlen, what, EBADMSG);
-		return -1;
+		return sim_fail(err, errlen, what, EBADMSG);
 	}
 	k->seq++;
+	/* tls_record_content_type(): 0 means "no type yet" there, so a type-0 record is EBADMSG. */
+	if (hdr[0] == 0)
+		return sim_fail(err, errlen, "record of content type 0", EBADMSG);
 	*type = hdr[0];
 	return (ssize_t)len;
 }

@@ -27,6 +27,7 @@ struct rx_flow {
 	int ktls;
 	uint64_t bytes, records, markers;
 	int64_t bad_offset;
+	int err_no;               /* errno of the receive call that failed, 0 = other failure */
 	char err[ERRBUF_LEN];
 };
 
@@ -44,6 +45,16 @@ static bool kernel_has_tls_ulp(void)
 		if (!strcmp(t, "tls"))
 			return true;
 	return false;
+}
+
+/* --read-delay-us: a lagging reader, so the kernel's record parser falls behind the NIC. */
+static void read_delay(const struct options *o)
+{
+	unsigned us = o->read_delay_us;
+
+	if (us)
+		nanosleep(&(struct timespec){ .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 },
+			  NULL);
 }
 
 /* An alert record: close_notify ends the stream cleanly, anything else is an error. */
@@ -77,9 +88,10 @@ static int rx_manual(struct rx_flow *f, struct verifier *v, uint8_t *buf)
 				continue;
 			char what[128];
 
+			f->err_no = errno;
 			snprintf(what, sizeof(what), "recvmsg (kTLS) after %llu payload bytes",
 				 (unsigned long long)v->offset);
-			err_errno(f->err, sizeof(f->err), what, errno);
+			err_errno(f->err, sizeof(f->err), what, f->err_no);
 			return -1;
 		}
 		if (n == 0)
@@ -104,6 +116,7 @@ static int rx_manual(struct rx_flow *f, struct verifier *v, uint8_t *buf)
 				 type, n, (unsigned long long)v->offset);
 			return -1;
 		}
+		read_delay(f->o);
 	}
 	/* recvmsg merges data records; the kernel's rec_seq counts them exactly. */
 	if (have_seq && ktls_get_rec_seq(f->fd, f->o->cipher, true, &seq1) == 0)
@@ -121,8 +134,10 @@ static int rx_sim(struct rx_flow *f, struct verifier *v, struct record_keys *k, 
 
 		if (n == SIM_EOF)
 			return 0;
-		if (n < 0)
+		if (n < 0) {
+			f->err_no = errno;     /* what kTLS recvmsg would have failed with */
 			return -1;
+		}
 		if (type == RT_APPDATA) {
 			f->records++;
 			if (verifier_feed(v, buf, (size_t)n, f->err, sizeof(f->err)))
@@ -136,6 +151,7 @@ static int rx_sim(struct rx_flow *f, struct verifier *v, struct record_keys *k, 
 				 type, (unsigned long long)v->offset);
 			return -1;
 		}
+		read_delay(f->o);
 	}
 }
 
@@ -158,8 +174,11 @@ static int rx_ssl(struct rx_flow *f, SSL *ssl, struct seq_tracker *t, struct ver
 		f->ktls = 0;
 	}
 	for (;;) {
-		int n = SSL_read(ssl, buf, RX_BUF);
+		int n, read_errno;
 
+		errno = 0;
+		n = SSL_read(ssl, buf, RX_BUF);
+		read_errno = errno;
 		if (n <= 0) {
 			int e = SSL_get_error(ssl, n);
 
@@ -168,22 +187,63 @@ static int rx_ssl(struct rx_flow *f, SSL *ssl, struct seq_tracker *t, struct ver
 				ERR_clear_error();
 				break;
 			}
-			if (e == SSL_ERROR_SYSCALL && errno == 0) {   /* EOF (IGNORE_UNEXPECTED_EOF) */
+			if (e == SSL_ERROR_SYSCALL && read_errno == 0) {   /* EOF (IGNORE_UNEXPECTED_EOF) */
 				break;
 			}
+			/*
+			 * errno means something only for a failed socket read: always
+			 * for SSL_ERROR_SYSCALL, and under kTLS RX also when OpenSSL
+			 * turned the kernel's recvmsg error (EBADMSG...) into an alert.
+			 */
+			if (e == SSL_ERROR_SYSCALL || f->o->rx_mode == RX_OPENSSL)
+				f->err_no = read_errno;
 			snprintf(f->err, sizeof(f->err), "SSL_read after %llu payload bytes",
 				 (unsigned long long)v->offset);
+			errno = read_errno;    /* for ssl_err_append's SSL_ERROR_SYSCALL text */
 			ssl_err_append(f->err, sizeof(f->err), ssl, n);
 			return -1;
 		}
 		if (verifier_feed(v, buf, (size_t)n, f->err, sizeof(f->err)))
 			return -1;
+		read_delay(f->o);
 	}
 	if (have_seq && ktls_get_rec_seq(f->fd, f->o->cipher, true, &seq1) == 0)
 		f->records = seq1 - seq0 - ((SSL_get_shutdown(ssl) & SSL_RECEIVED_SHUTDOWN) ? 1 : 0);
 	else
 		f->records = t->rd_app_records;
 	return 0;
+}
+
+/*
+ * --expect-error: the flow passes only if its receive call failed with
+ * exactly that errno, after every byte delivered before it verified (any
+ * mismatch already failed it without an errno). f->err keeps what happened.
+ */
+static bool expected_error_seen(struct rx_flow *f, struct verifier *v, int r)
+{
+	int want = f->o->expect_errno;
+	char what[ERRBUF_LEN];
+
+	if (!r) {
+		snprintf(f->err, sizeof(f->err), "expected %s, but the stream ended without an error after "
+			 "%llu payload bytes", errno_name(want), (unsigned long long)v->offset);
+		return false;
+	}
+	snprintf(what, sizeof(what), "%s", f->err);
+	if (f->err_no != want) {
+		snprintf(f->err, sizeof(f->err), "expected %s, got %s: %.400s", errno_name(want),
+			 f->err_no ? errno_name(f->err_no) : "a failure without errno", what);
+		return false;
+	}
+	/* The payload before the error: --bytes exactly, and the flow identified. */
+	if (verifier_finish(v, f->err, sizeof(f->err))) {
+		size_t n = strlen(f->err);
+
+		snprintf(f->err + n, sizeof(f->err) - n, " (before the expected %s: %.200s)",
+			 errno_name(want), what);
+		return false;
+	}
+	return true;
 }
 
 static void *rx_flow_main(void *arg)
@@ -241,12 +301,14 @@ static void *rx_flow_main(void *arg)
 		} else {
 			r = rx_sim(f, &v, &keys, buf);
 		}
-		if (r)
-			goto out_keys;
-	} else if (rx_ssl(f, ssl, &tracker, &v, buf)) {
-		goto out;
+	} else {
+		r = rx_ssl(f, ssl, &tracker, &v, buf);
 	}
-	if (verifier_finish(&v, f->err, sizeof(f->err)))
+	if (o->expect_errno) {
+		f->ok = expected_error_seen(f, &v, r);
+		goto out_keys;
+	}
+	if (r || verifier_finish(&v, f->err, sizeof(f->err)))
 		goto out_keys;
 	f->ok = true;
 	if (o->rx_mode == RX_USER || o->rx_mode == RX_OPENSSL)
@@ -266,10 +328,11 @@ int run_recv(const struct options *o)
 {
 	struct run_result res = { .role = "recv", .flows = o->flows, .mode_key = "rx_mode",
 				  .mode = rx_mode_names[o->rx_mode], .cipher = o->cipher->name,
-				  .ktls = -1, .bad_offset = -1 };
+				  .ktls = -1, .bad_offset = -1, .expect_errno = o->expect_errno };
 	struct rx_flow *flows = calloc(o->flows, sizeof(*flows));
 	struct flow_claims *claims = flow_claims_new(o->flows);
-	static char err[ERRBUF_LEN + 64];
+	static char err[ERRBUF_LEN + 64], expected[ERRBUF_LEN + 64];
+	int expected_errno = 0;
 	SSL_CTX *ctx = NULL;
 	double t0 = 0, u0, s0, u1, s1;
 	int lfd = -1;
@@ -322,6 +385,11 @@ int run_recv(const struct options *o)
 		if (!f->ok && !err[0]) {
 			snprintf(err, sizeof(err), "conn %u: %s", i, f->err);
 			res.bad_offset = f->bad_offset;
+			res.error_errno = f->err_no;
+		} else if (f->ok && f->err[0] && !expected[0]) {
+			/* Only with --expect-error: a passing flow that ended in the expected error. */
+			snprintf(expected, sizeof(expected), "conn %u: %s", i, f->err);
+			expected_errno = f->err_no;
 		}
 	}
 	res.seconds = t0 ? now_sec() - t0 : 0;
@@ -334,9 +402,13 @@ done:
 	SSL_CTX_free(ctx);
 	tls_stat_read(&res.after);
 	res.ok = !err[0];
-	res.error = res.ok ? NULL : err;
+	res.error = res.ok ? (expected[0] ? expected : NULL) : err;
+	if (res.ok)
+		res.error_errno = expected_errno;
 	if (!res.ok)
 		logf_(o, "recv: FAILED: %s", err);
+	else if (expected[0])
+		logf_(o, "recv: ended in the expected %s: %s", errno_name(o->expect_errno), expected);
 	report_once(&res);
 	free(flows);
 	flow_claims_free(claims);

@@ -115,6 +115,16 @@ void report_json(FILE *f, const struct run_result *r)
 		fprintf(f, "%lld", (long long)r->bad_offset);
 	else
 		fputs("null", f);
+	/* Only runs that use these options carry the keys, so other reports stay as they were. */
+	if (r->malformed)
+		fprintf(f, ",\"malformed\":\"%s\",\"malformed_at\":%llu", r->malformed,
+			(unsigned long long)r->malformed_at);
+	if (r->expect_errno)
+		fprintf(f, ",\"expect_error\":\"%s\"", errno_name(r->expect_errno));
+	if (r->error_errno)
+		fprintf(f, ",\"error_errno\":\"%s\"", errno_name(r->error_errno));
+	else if (r->expect_errno)
+		fputs(",\"error_errno\":null", f);
 	fputs(",\"tls_stat\":", f);
 	json_tls_stat(f, &r->before, &r->after);
 	fputs(",\"error\":", f);

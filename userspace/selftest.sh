@@ -18,10 +18,11 @@ ok()     { N=$((N + 1)); echo "ok $N - $1"; }
 not_ok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
 skip()   { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
 
-# pair NAME "RECV ARGS" "SEND ARGS" WANT_RECV_RC WANT_SEND_RC [REGEX that recv JSON must match]
-# ADDR in the arg strings is replaced with the next free loopback port on $HOST.
+# pair NAME "RECV ARGS" "SEND ARGS" WANT_RECV_RC WANT_SEND_RC [REGEX that recv JSON must match
+#      [REGEX that send JSON must match]]
+# Runs on the next free loopback port on $HOST.
 pair() {
-	local name=$1 rargs=$2 sargs=$3 want_r=$4 want_s=$5 re=${6:-} rr sr rp
+	local name=$1 rargs=$2 sargs=$3 want_r=$4 want_s=$5 re=${6:-} sre=${7:-} rr sr rp
 	PORT=$((PORT + 1))
 	local addr="$HOST:$PORT"
 	# shellcheck disable=SC2086
@@ -39,9 +40,20 @@ pair() {
 		not_ok "$name" "recv printed $(wc -l <"$TMP/r.json") stdout lines, want exactly 1"
 	elif [ -n "$re" ] && ! grep -Eq -- "$re" "$TMP/r.json"; then
 		not_ok "$name" "recv JSON does not match /$re/" "recv: $(cat "$TMP/r.json")"
+	elif [ -n "$sre" ] && ! grep -Eq -- "$sre" "$TMP/s.json"; then
+		not_ok "$name" "send JSON does not match /$sre/" "send: $(cat "$TMP/s.json")"
 	else
 		ok "$name"
 	fi
+}
+
+# json_valid NAME: the last pair's recv and send reports parse as JSON.
+json_valid() {
+	if ! command -v python3 >/dev/null; then
+		skip "$1" "no python3"
+	elif python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/r.json" 2>/dev/null &&
+	     python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/s.json" 2>/dev/null
+	then ok "$1"; else not_ok "$1" "$(cat "$TMP/r.json")" "$(cat "$TMP/s.json")"; fi
 }
 
 # --- argument handling: usage errors exit 2 with usage text ---
@@ -66,6 +78,21 @@ usage_case "send option on recv" recv --listen 127.0.0.1:1 --record-size 5
 usage_case "--rx-delay on send" send --connect 127.0.0.1:1 --rx-delay 5
 usage_case "--rx-delay with rx-mode user" recv --listen 127.0.0.1:1 --rx-mode user --rx-delay 5
 usage_case "--rx-delay too long" recv --listen 127.0.0.1:1 --rx-delay 60001
+usage_case "--malformed with tx-mode user" send --connect 127.0.0.1:1 --malformed version
+usage_case "--malformed with tx-mode ktls" send --connect 127.0.0.1:1 --tx-mode ktls --malformed oversize
+usage_case "--malformed unknown kind" send --connect 127.0.0.1:1 --tx-mode sim --malformed bogus
+usage_case "--malformed K = 0" send --connect 127.0.0.1:1 --tx-mode sim --malformed type0@0
+usage_case "--malformed K not a number" send --connect 127.0.0.1:1 --tx-mode sim --malformed type0@x
+usage_case "--malformed on recv" recv --listen 127.0.0.1:1 --malformed version
+usage_case "--expect-error unknown name" recv --listen 127.0.0.1:1 --expect-error EFOO
+usage_case "--expect-error on send" send --connect 127.0.0.1:1 --expect-error EBADMSG
+usage_case "--sport 0" send --connect 127.0.0.1:1 --sport 0
+usage_case "--sport 65536" send --connect 127.0.0.1:1 --sport 65536
+usage_case "--sport with --flows 2" send --connect 127.0.0.1:1 --sport 40000 --flows 2
+usage_case "--sport on recv" recv --listen 127.0.0.1:1 --sport 40000
+usage_case "--read-delay-us too long" recv --listen 127.0.0.1:1 --read-delay-us 1000001
+usage_case "--read-delay-us negative" recv --listen 127.0.0.1:1 --read-delay-us -1
+usage_case "--read-delay-us on send" send --connect 127.0.0.1:1 --read-delay-us 0
 if "$BIN" --help | grep -q 'does NOT verify'; then ok "--help exits 0 and warns about no verification"
 else not_ok "--help exits 0 and warns about no verification"; fi
 
@@ -109,6 +136,90 @@ for c in aes128gcm aes256gcm aes128ccm chacha20; do
 		'"records":100,"rekey_markers":3,'
 done
 
+# --- malformed records (sim TX) against the sim model of kTLS RX ---
+# 100 records of 1000 bytes; record 51 is replaced, so exactly 50000 good bytes come first.
+mal_errno() {
+	case $1 in version) echo EINVAL ;; oversize) echo EMSGSIZE ;; *) echo EBADMSG ;; esac
+}
+for k in version oversize type0 split-badlen; do
+	e=$(mal_errno $k)
+	pair "sim RX: --malformed $k@51 ends in the expected $e" \
+		"--rx-mode sim --bytes 50000 --expect-error $e" \
+		"--tx-mode sim --bytes 100000 --record-size 1000 --malformed $k@51" 0 0 \
+		"\"ok\":true,\"flows\":1,\"bytes\":50000,\"records\":50,.*\"expect_error\":\"$e\",\"error_errno\":\"$e\",.*\"error\":\".+\"" \
+		"\"ok\":true,\"flows\":1,\"bytes\":50000,\"records\":50,.*\"malformed\":\"$k\",\"malformed_at\":51,"
+done
+for k in oversize type0; do
+	e=$(mal_errno $k)
+	pair "sim RX, chacha20 (no explicit nonce): --malformed $k ends in $e" \
+		"--rx-mode sim --cipher chacha20 --expect-error $e" \
+		"--tx-mode sim --cipher chacha20 --bytes 1M --malformed $k" 0 0 \
+		"\"ok\":true,\"flows\":1,\"bytes\":32768,\"records\":2,.*\"error_errno\":\"$e\""
+done
+pair "sim RX: --malformed with 4 flows, each ends in EINVAL" "--rx-mode sim --flows 4 --expect-error EINVAL" \
+	"--tx-mode sim --flows 4 --bytes 1M --malformed version@2" 0 0 '"ok":true,"flows":4,"bytes":65536,"records":4,'
+pair "sim RX: --malformed K = records + 1 replaces the close_notify" "--rx-mode sim --bytes 10000 --expect-error EBADMSG" \
+	"--tx-mode sim --bytes 10000 --record-size 1000 --malformed type0@11" 0 0 '"ok":true.*"bytes":10000,"records":10,'
+pair "sender fails when the payload ends before --malformed K" "--rx-mode sim" \
+	"--tx-mode sim --bytes 10000 --record-size 1000 --malformed type0@12" 0 1 '"ok":true.*"bytes":10000,' \
+	'"ok":false.*"malformed":"type0","malformed_at":12,.*payload ended after 10 data records'
+pair "sim RX lagging (--read-delay-us 2000) before a split bad header" \
+	"--rx-mode sim --read-delay-us 2000 --bytes 64000 --expect-error EBADMSG" \
+	"--tx-mode sim --bytes 1M --record-size 4000 --malformed split-badlen@17" 0 0 '"ok":true.*"records":16,'
+pair "without --expect-error a malformed record fails the run, errno in the report" "--rx-mode sim" \
+	"--tx-mode sim --bytes 1M --malformed oversize" 1 0 '"ok":false.*"error_errno":"EMSGSIZE",.*record too long'
+
+# --- --expect-error: everything else fails ---
+pair "--expect-error: another errno fails, naming both" "--rx-mode sim --expect-error EBADMSG" \
+	"--tx-mode sim --bytes 1M --malformed version" 1 0 \
+	'"ok":false.*"error_errno":"EINVAL",.*expected EBADMSG, got EINVAL: record version'
+pair "--expect-error: a clean end fails" "--rx-mode sim --expect-error EBADMSG" "--tx-mode sim --bytes 100k" 1 0 \
+	'"ok":false.*"expect_error":"EBADMSG","error_errno":null,.*expected EBADMSG, but the stream ended without an error after 102400'
+pair "--expect-error: a clean end fails (rx-mode user)" "--rx-mode user --expect-error ECONNRESET" "--bytes 100k" 1 0 \
+	'"ok":false.*stream ended without an error'
+pair "--expect-error: corrupted byte before the error still fails at its offset" \
+	"--rx-mode sim --expect-error EINVAL" "--tx-mode sim --bytes 1M --corrupt-at 20000 --malformed version" 1 any \
+	'"ok":false.*"bad_offset":20000,.*expected EINVAL, got a failure without errno: flow 0: payload mismatch at offset 20000'
+pair "--expect-error: fewer bytes than --bytes before the error fails" \
+	"--rx-mode sim --bytes 40000 --expect-error EINVAL" "--tx-mode sim --bytes 1M --malformed version" 1 0 \
+	'"ok":false.*ended after 32768 of 40000 payload bytes \(before the expected EINVAL'
+pair "--expect-error: OpenSSL errors carry no errno (rx-mode user)" "--rx-mode user --expect-error EINVAL" \
+	"--tx-mode sim --bytes 1M --malformed version" 1 0 'expected EINVAL, got a failure without errno: SSL_read'
+pair "--expect-error is case-insensitive" "--rx-mode sim --expect-error ebadmsg" \
+	"--tx-mode sim --bytes 1M --malformed type0@1" 0 0 '"ok":true,"flows":1,"bytes":0,'
+json_valid "--malformed/--expect-error report lines are valid JSON"
+
+# --- --read-delay-us: 10 records, one receive call each, >= 10 x 20 ms ---
+for m in user sim; do
+	pair "--read-delay-us 20000, rx-mode $m" "--rx-mode $m --bytes 10000 --read-delay-us 20000" \
+		"--tx-mode sim --bytes 10000 --record-size 1000" 0 0 '"ok":true'
+	secs=$(sed -E 's/.*"seconds":([0-9.]+).*/\1/' "$TMP/r.json")
+	if awk -v s="$secs" 'BEGIN { exit !(s >= 0.19) }'; then ok "--read-delay-us 20000, rx-mode $m: took ${secs}s (>= 0.19)"
+	else not_ok "--read-delay-us 20000, rx-mode $m: took ${secs}s, want >= 0.19"; fi
+done
+
+# --- --sport (above the ephemeral range, so no other connection holds it) ---
+SP=$((61000 + PORT % 4000))
+pair "--sport $SP" "--rx-mode user" "--bytes 10k --sport $SP" 0 0 '"ok":true'
+PORT=$((PORT - 1))       # the next pair listens on the same port: the same 4-tuple again
+pair "--sport $SP again: reconnect on the same 4-tuple" "--rx-mode user" "--bytes 10k --sport $SP" 0 0 '"ok":true'
+if command -v ss >/dev/null; then
+	if ss -tan | grep -Eq "[:.]$SP[[:space:]]"; then ok "--sport: port $SP was the connection's source port"
+	else not_ok "--sport: port $SP was the connection's source port" "$(ss -tan | head -5)"; fi
+else
+	skip "--sport: port $SP was the connection's source port" "no ss"
+fi
+# A port held by a listener cannot be bound: the bind is final, not retried.
+HP=$((SP + 1)); PORT=$((PORT + 1))
+"$BIN" recv --listen "127.0.0.1:$HP" --timeout 1 --quiet >/dev/null 2>&1 &
+hp=$!
+sleep 0.3
+"$BIN" send --connect "127.0.0.1:$PORT" --sport "$HP" --timeout 5 --quiet >"$TMP/s.json" 2>/dev/null
+rc=$?
+wait "$hp"
+if [ $rc = 1 ] && grep -q "bind --sport $HP: EADDRINUSE" "$TMP/s.json"; then ok "--sport on a port in use fails with EADDRINUSE"
+else not_ok "--sport on a port in use fails with EADDRINUSE" "rc=$rc $(cat "$TMP/s.json")"; fi
+
 # --- kernel kTLS modes ---
 if "$BIN" selftest-errors >"$TMP/st.tap" 2>&1; then ok "selftest-errors"
 else not_ok "selftest-errors" "$(grep '^not ok' "$TMP/st.tap")"; fi
@@ -133,6 +244,13 @@ else
 			"--tx-mode ktls --cipher $c --bytes 200000 --record-size 1000 --ccs-at 1,100" 0 0 \
 			'"records":200,"rekey_markers":2,'
 	done
+	for k in version oversize type0 split-badlen; do
+		e=$(mal_errno $k)
+		pair "kTLS manual RX: --malformed $k@51 ends in $e" \
+			"--rx-mode manual --bytes 50000 --expect-error $e --read-delay-us 1000" \
+			"--tx-mode sim --bytes 100000 --record-size 1000 --malformed $k@51" 0 0 \
+			"\"ok\":true,\"flows\":1,\"bytes\":50000,.*\"ktls\":true,.*\"error_errno\":\"$e\""
+	done
 	for c in aes128gcm aes256gcm; do
 		pair "OpenSSL kTLS RX, $c" "--rx-mode openssl --cipher $c --bytes 1M" \
 			"--cipher $c --bytes 1M --flows 1" 0 0 '"ok":true.*"ktls":true'
@@ -143,13 +261,7 @@ fi
 printf 'TlsCurrTxSw                     \t0\nTlsRxDevice                     \t7\nTlsDecryptError                 \t0\n' >"$TMP/tls_stat"
 INNOVA_TLS_STAT=$TMP/tls_stat pair "tls_stat delta object from the per-netns file" "--rx-mode user" "--bytes 1k" 0 0 \
 	'"tls_stat":\{"TlsCurrTxSw":0,"TlsRxDevice":0,"TlsDecryptError":0\},"error":null\}$'
-if command -v python3 >/dev/null; then
-	if python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/r.json" 2>/dev/null &&
-	   python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/s.json" 2>/dev/null
-	then ok "report lines are valid JSON"; else not_ok "report lines are valid JSON" "$(cat "$TMP/r.json")"; fi
-else
-	skip "report lines are valid JSON" "no python3"
-fi
+json_valid "report lines are valid JSON"
 
 # --- timeout: nothing connects ---
 PORT=$((PORT + 1))

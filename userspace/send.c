@@ -6,11 +6,15 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 #include <openssl/err.h>
 #include "innova_tls.h"
 
@@ -26,16 +30,19 @@ struct tx_flow {
 	char err[ERRBUF_LEN];
 };
 
+/* 0, or -errno with err filled. */
 static int write_all(int fd, const uint8_t *p, size_t len, int flags, char *err, size_t errlen)
 {
 	while (len) {
 		ssize_t n = send(fd, p, len, flags | MSG_NOSIGNAL);
 
 		if (n < 0) {
-			if (errno == EINTR)
+			int e = errno;
+
+			if (e == EINTR)
 				continue;
-			err_errno(err, errlen, "send", errno);
-			return -1;
+			err_errno(err, errlen, "send", e);
+			return -e;
 		}
 		p += n;
 		len -= (size_t)n;
@@ -107,6 +114,134 @@ static bool ccs_due(const struct options *o, uint64_t record_no)
 	return false;
 }
 
+/*
+ * --malformed. Framing limits of Linux 6.1 tls_rx_msg_size() for TLS 1.2:
+ * length > 2^14 + overhead (at most 8 + 16) is EMSGSIZE, length < overhead is
+ * EBADMSG, version other than 03 03 is EINVAL; tls_record_content_type()
+ * fails a record of type 0 with EBADMSG.
+ */
+#define OVERSIZE_LEN   (MAX_RECORD + 256 + 1)  /* also above TLS 1.3's 2^14 + 256 */
+#define FILLER_LEN     64                      /* bytes after a split bad header */
+#define SPLIT_PAUSE_MS 50
+#define UNSENT_WAIT_MS 10000
+
+/*
+ * A receiver can reject a record from its header alone and reset the
+ * connection while the rest is still being written: past the header,
+ * EPIPE/ECONNRESET are that rejection, not a sender failure.
+ */
+static int write_after_header(int fd, const uint8_t *p, size_t len, char *err, size_t errlen)
+{
+	int r = write_all(fd, p, len, 0, err, errlen);
+
+	if (r == -EPIPE || r == -ECONNRESET) {
+		err[0] = 0;
+		return 0;
+	}
+	return r;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 }, NULL);
+}
+
+/*
+ * TCP appends new bytes to a queued skb that has not gone out yet, so the
+ * 3 header bytes are only a segment of their own once they have left the
+ * send queue. Bounded: a stalled peer must not turn into a hang here.
+ */
+static void wait_unsent(int fd, unsigned max_ms)
+{
+	int unsent;
+
+	for (unsigned ms = 0; ms < max_ms; ms++) {
+		if (ioctl(fd, SIOCOUTQNSD, &unsent) || unsent <= 0)
+			return;
+		sleep_ms(1);
+	}
+}
+
+/* 17 03 03 | pause | length 00 00 (below any overhead) and filler, in one segment. */
+static int send_split_badlen(struct tx_flow *f, int fd)
+{
+	static const uint8_t head[3] = { RT_APPDATA, 3, 3 };
+	static const uint8_t rest[2 + FILLER_LEN];     /* all zero: length and filler */
+	int one = 1;
+
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one))) {
+		err_errno(f->err, sizeof(f->err), "setsockopt(TCP_NODELAY)", errno);
+		return -1;
+	}
+	if (write_all(fd, head, sizeof(head), 0, f->err, sizeof(f->err)))
+		return -1;
+	wait_unsent(fd, UNSENT_WAIT_MS);
+	sleep_ms(SPLIT_PAUSE_MS);
+	return write_after_header(fd, rest, sizeof(rest), f->err, sizeof(f->err));
+}
+
+/* Header claiming OVERSIZE_LEN bytes, then that much filler. */
+static int send_oversize(struct tx_flow *f, int fd)
+{
+	static const uint8_t head[5] = { RT_APPDATA, 3, 3, OVERSIZE_LEN >> 8, OVERSIZE_LEN & 0xff };
+	uint8_t *filler = calloc(1, OVERSIZE_LEN);
+	int r;
+
+	if (!filler) {
+		snprintf(f->err, sizeof(f->err), "out of memory");
+		return -1;
+	}
+	r = write_all(fd, head, sizeof(head), 0, f->err, sizeof(f->err));
+	if (!r)
+		r = write_after_header(fd, filler, OVERSIZE_LEN, f->err, sizeof(f->err));
+	free(filler);
+	return r ? -1 : 0;
+}
+
+/*
+ * version/type0: the record that data record K would have been (same
+ * payload), sealed by the sim model; only the header differs. Type 0 is in
+ * the AAD too, so the tag verifies. The version is patched after sealing: the
+ * AAD always carries 03 03, so only the receiver's framing check can object.
+ */
+static int send_sealed_malformed(struct tx_flow *f, int fd, struct record_keys *k,
+				 const uint8_t *p, size_t len, uint8_t *wire)
+{
+	bool type0 = f->o->malformed == MAL_TYPE0;
+	size_t n = sim_seal_record(k, type0 ? 0 : RT_APPDATA, p, len, wire);
+
+	if (!n) {
+		snprintf(f->err, sizeof(f->err), "userspace record encryption failed");
+		return -1;
+	}
+	if (!type0)
+		wire[2] = 1;
+	if (write_all(fd, wire, 5, 0, f->err, sizeof(f->err)))
+		return -1;
+	return write_after_header(fd, wire + 5, n - 5, f->err, sizeof(f->err)) ? -1 : 0;
+}
+
+static bool malformed_due(const struct tx_flow *f)
+{
+	return f->o->malformed && f->records + 1 == f->o->malformed_at;
+}
+
+/* Replaces data record K (payload p/len) with the --malformed record. */
+static int send_malformed(struct tx_flow *f, int fd, struct record_keys *k,
+			  const uint8_t *p, size_t len, uint8_t *wire)
+{
+	logf_(f->o, "send: flow %u: malformed record (%s) in place of data record %llu", f->index,
+	      malformed_names[f->o->malformed], (unsigned long long)f->o->malformed_at);
+	switch (f->o->malformed) {
+	case MAL_SPLIT_BADLEN:
+		return send_split_badlen(f, fd);
+	case MAL_OVERSIZE:
+		return send_oversize(f, fd);
+	default:
+		return send_sealed_malformed(f, fd, k, p, len, wire);
+	}
+}
+
 static void *tx_flow_main(void *arg)
 {
 	struct tx_flow *f = arg;
@@ -148,12 +283,13 @@ static void *tx_flow_main(void *arg)
 		if (o->tx_mode == TX_KTLS && ktls_install(fd, &keys, false, f->err, sizeof(f->err)))
 			goto out;
 	}
-	while (off < o->bytes) {
+	while (off < o->bytes || malformed_due(f)) {
 		uint64_t len = o->rec_min;
 
 		if (o->rec_max > o->rec_min)
 			len += splitmix64(&rng) % (o->rec_max - o->rec_min + 1);
-		if (len > o->bytes - off)
+		/* A record after the payload exists only as --malformed K = records + 1. */
+		if (off < o->bytes && len > o->bytes - off)
 			len = o->bytes - off;
 		if (ccs_due(o, f->records + 1)) {
 			static const uint8_t ccs = 1;
@@ -163,6 +299,11 @@ static void *tx_flow_main(void *arg)
 			f->markers++;
 		}
 		pattern_fill(&pat, off, buf, (size_t)len);
+		if (malformed_due(f)) {
+			if (send_malformed(f, fd, &keys, buf, (size_t)len, wire))
+				goto out;
+			goto wait_close;    /* stop sending; no close_notify after it */
+		}
 		/* Hidden test hook: corrupt one payload byte before encryption. */
 		if (o->corrupt_at >= 0 && (uint64_t)o->corrupt_at >= off && (uint64_t)o->corrupt_at < off + len)
 			buf[o->corrupt_at - (int64_t)off] ^= 0x5a;
@@ -172,6 +313,12 @@ static void *tx_flow_main(void *arg)
 		f->records++;
 	}
 	f->bytes = off;
+	if (o->malformed) {
+		snprintf(f->err, sizeof(f->err), "--malformed %s@%llu: the payload ended after %llu data records",
+			 malformed_names[o->malformed], (unsigned long long)o->malformed_at,
+			 (unsigned long long)f->records);
+		goto out;
+	}
 	/* close_notify: as an SSL_shutdown, or as a raw alert record through kTLS/sim. */
 	if (o->tx_mode == TX_USER) {
 		SSL_shutdown(ssl);
@@ -181,6 +328,7 @@ static void *tx_flow_main(void *arg)
 		if (send_record(f, ssl, fd, &keys, RT_ALERT, close_notify, 2, wire))
 			goto out;
 	}
+wait_close:
 	/* Wait for the receiver to close, so our exit means the data was consumed. */
 	shutdown(fd, SHUT_WR);
 	for (;;) {
@@ -211,7 +359,9 @@ int run_send(const struct options *o)
 {
 	struct run_result res = { .role = "send", .flows = o->flows, .mode_key = "tx_mode",
 				  .mode = tx_mode_names[o->tx_mode], .cipher = o->cipher->name,
-				  .ktls = o->tx_mode == TX_KTLS, .bad_offset = -1 };
+				  .ktls = o->tx_mode == TX_KTLS, .bad_offset = -1,
+				  .malformed = o->malformed ? malformed_names[o->malformed] : NULL,
+				  .malformed_at = o->malformed_at };
 	struct tx_flow *flows = calloc(o->flows, sizeof(*flows));
 	static char err[ERRBUF_LEN + 64];
 	SSL_CTX *ctx = NULL;
