@@ -17,9 +17,22 @@
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
 
+#include <innova/hw_crypto.h>
+
 #include "innova.h"
 
 static struct dentry *innova_dbg_root;
+
+struct innova_object_counts innova_objects;
+
+static int innova_dbg_objects_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "ports %d\n", atomic_read(&innova_objects.ports));
+	seq_printf(m, "flows %d\n", atomic_read(&innova_objects.flows));
+	seq_printf(m, "keys %u\n", hw_crypto_key_count());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(innova_dbg_objects);
 
 void innova_port_set_name(struct innova_port *port, const char *name)
 {
@@ -130,6 +143,8 @@ void innova_debugfs_port_del(struct innova_port *port)
 void innova_debugfs_init(void)
 {
 	innova_dbg_root = debugfs_create_dir(INNOVA_DRV_NAME, NULL);
+	debugfs_create_file("objects", 0400, innova_dbg_root, NULL,
+			    &innova_dbg_objects_fops);
 }
 
 void innova_debugfs_exit(void)

@@ -204,6 +204,18 @@ static inline void innova_tls_stat_inc(struct innova_port *port,
 	innova_tls_stat_add(port, idx, 1);
 }
 
+/*
+ * Module-wide object accounting (debugfs innova/objects): what must be
+ * back to zero once every port is gone, the leak check a stock kernel
+ * allows. Crypto keys are counted by the crypto backend itself.
+ */
+struct innova_object_counts {
+	atomic_t	ports;
+	atomic_t	flows;		/* driver flow objects, until freed */
+};
+
+extern struct innova_object_counts innova_objects;
+
 /* main.c */
 bool innova_is_port(const struct net_device *dev);
 void innova_stats_fold(struct innova_port *port,

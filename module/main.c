@@ -359,24 +359,27 @@ static int innova_dev_init(struct net_device *dev)
 
 	idx = ida_alloc(&innova_ida, GFP_KERNEL);
 	if (idx < 0) {
-		free_percpu(port->stats);
-		port->stats = NULL;
-		return idx;
+		err = idx;
+		goto err_stats;
 	}
 	port->index = idx;
 	innova_wire_reseed(port, INNOVA_SEED_BASE + idx);
 
 	err = innova_tls_port_init(port);
-	if (err) {
-		ida_free(&innova_ida, idx);
-		free_percpu(port->stats);
-		port->stats = NULL;
-		return err;
-	}
+	if (err)
+		goto err_ida;
 
 	netif_napi_add(dev, &port->napi, innova_poll);
 	innova_debugfs_port_add(port);
+	atomic_inc(&innova_objects.ports);
 	return 0;
+
+err_ida:
+	ida_free(&innova_ida, idx);
+err_stats:
+	free_percpu(port->stats);
+	port->stats = NULL;
+	return err;
 }
 
 /* After ndo_stop; also on a failed register_netdevice(). */
@@ -398,6 +401,7 @@ static void innova_dev_free(struct net_device *dev)
 	innova_tls_port_fini(port);
 	free_percpu(port->stats);
 	ida_free(&innova_ida, port->index);
+	atomic_dec(&innova_objects.ports);
 }
 
 static void innova_get_stats64(struct net_device *dev,
@@ -652,6 +656,8 @@ static void __exit innova_exit(void)
 	/* Deletes every port (dellink + unregister, freed before return). */
 	rtnl_link_unregister(&innova_link_ops);
 	unregister_netdevice_notifier(&innova_notifier);
+	/* flows are freed from RCU callbacks in this module's text */
+	rcu_barrier();
 	innova_debugfs_exit();
 	ida_destroy(&innova_ida);
 }

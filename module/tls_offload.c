@@ -17,7 +17,7 @@
  * flow under the port lock, so the pointer is only used under that lock
  * while the flow is installed. tls_dev_resync() finds the flow through the
  * TLS context inside the core's RCU read section, so a deleted flow is
- * freed after a grace period (kfree_rcu), never waited for.
+ * freed after a grace period (call_rcu), never waited for.
  */
 #include <linux/debugfs.h>
 #include <linux/etherdevice.h>
@@ -336,12 +336,19 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 		break;
 	}
 	*innova_tls_state(tls_get_ctx(sk)) = flow;
+	atomic_inc(&innova_objects.flows);
 	innova_tls_stat_inc(port, INNOVA_TLS_CTX);
 	return 0;
 
 err_free:
 	kfree_sensitive(flow);
 	return err;
+}
+
+static void innova_tls_flow_free_rcu(struct rcu_head *head)
+{
+	kfree_sensitive(container_of(head, struct innova_tls_flow, rcu));
+	atomic_dec(&innova_objects.flows);
 }
 
 static void innova_tls_dev_del(struct net_device *netdev,
@@ -377,7 +384,7 @@ static void innova_tls_dev_del(struct net_device *netdev,
 	memzero_explicit(flow->key, sizeof(flow->key));
 	memzero_explicit(flow->salt, sizeof(flow->salt));
 	/* tls_dev_resync() may still hold flow inside an RCU read section */
-	kfree_rcu(flow, rcu);
+	call_rcu(&flow->rcu, innova_tls_flow_free_rcu);
 	innova_tls_stat_inc(port, INNOVA_TLS_DEL);
 }
 

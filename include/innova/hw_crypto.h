@@ -41,6 +41,9 @@ int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 /* Zeroize and free.  NULL is accepted. */
 void hw_crypto_key_free(struct hw_crypto_key *k);
 
+/* Keys alive (created and not yet freed): leak accounting. */
+unsigned int hw_crypto_key_count(void);
+
 /* out = AES_K(in), one block (used for E_K(J0) and partial CTR blocks). */
 int hw_crypto_aes_block(struct hw_crypto_key *k, const u8 in[HW_AES_BLOCK],
 			u8 out[HW_AES_BLOCK]);

@@ -40,6 +40,13 @@ struct hw_crypto_key {
 	struct gf128mul_4k *ghash;
 };
 
+static atomic_t hw_crypto_nkeys = ATOMIC_INIT(0);
+
+unsigned int hw_crypto_key_count(void)
+{
+	return atomic_read(&hw_crypto_nkeys);
+}
+
 int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 		      struct hw_crypto_key **out)
 {
@@ -69,17 +76,21 @@ int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 		err = -ENOMEM;
 		goto fail;
 	}
+	atomic_inc(&hw_crypto_nkeys);
 	*out = k;
 	return 0;
 fail:
-	hw_crypto_key_free(k);
+	crypto_free_cipher(k->aes);
+	kfree_sensitive(k);
 	return err;
 }
 
+/* only for keys hw_crypto_key_new() returned (its error path passes NULL) */
 void hw_crypto_key_free(struct hw_crypto_key *k)
 {
 	if (!k)
 		return;
+	atomic_dec(&hw_crypto_nkeys);
 	crypto_free_cipher(k->aes);		/* zeroizes its key schedule */
 	if (k->ghash)
 		gf128mul_free_4k(k->ghash);	/* kfree_sensitive */

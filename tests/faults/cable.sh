@@ -3,30 +3,44 @@
 # `make shell`). Faults apply to frames the given port transmits.
 #   cable.sh IFNAME [seed=N] [drop=PPM] [dup=PPM] [reorder=PPM] [gap=N]
 #            [corrupt=PPM] [fixcsum=0|1] [delay=MS] [hold=MS]
+#            [mangle=0|1|2] (duplicates for another host / VLAN-tagged, sent first)
+#            [ahead=BYTES] (one copy of the next data segment BYTES ahead)
 #   cable.sh IFNAME clear        all faults off
 #   cable.sh IFNAME show         knobs and counters
 # PPM = parts per million (10000 = 1 %). The port may live in any netns.
+#   cable.sh -n NETNS IFNAME ...   the port named IFNAME in netns NETNS
+#                                  (needed when several ports share a name)
 set -e
-dev=${1:?usage: cable.sh IFNAME [knob=value ...] | clear | show}; shift
-dir=
+ns=
+if [ "${1:-}" = -n ]; then ns=${2:?-n needs a netns name}; shift 2; fi
+dev=${1:?usage: cable.sh [-n NETNS] IFNAME [knob=value ...] | clear | show}; shift
+want=
+if [ -n "$ns" ]; then
+	want=$(ip netns exec "$ns" readlink /proc/self/ns/net | tr -dc 0-9) ||
+		{ echo "cable.sh: no netns $ns" >&2; exit 1; }
+fi
+dir= n=0
 for d in /sys/kernel/debug/innova/port*; do
-	[ "$(cat "$d/ifname")" = "$dev" ] && dir=$d && break
+	[ "$(cat "$d/ifname" 2>/dev/null)" = "$dev" ] || continue
+	[ -z "$want" ] || [ "$(cat "$d/netns")" = "$want" ] || continue
+	dir=$d n=$((n + 1))
 done
-[ -n "$dir" ] || { echo "cable.sh: no innova port named $dev" >&2; exit 1; }
+[ $n -gt 0 ] || { echo "cable.sh: no innova port named $dev${ns:+ in netns $ns}" >&2; exit 1; }
+[ $n -eq 1 ] || { echo "cable.sh: $n ports named $dev; say which with -n NETNS" >&2; exit 1; }
 show() {
-	for k in seed drop_ppm dup_ppm reorder_ppm reorder_gap hold_ms corrupt_ppm corrupt_fix_csum delay_ms tcp_only; do
+	for k in seed drop_ppm dup_ppm reorder_ppm reorder_gap hold_ms corrupt_ppm corrupt_fix_csum delay_ms tcp_only dup_mangle inject_ahead; do
 		printf '%s=%s ' "$k" "$(cat "$dir/$k")"
 	done
 	echo
-	printf 'counters: dropped=%s duplicated=%s reordered=%s corrupted=%s delayed=%s\n' \
+	printf 'counters: dropped=%s duplicated=%s reordered=%s corrupted=%s delayed=%s injected=%s\n' \
 		"$(cat "$dir/dropped")" "$(cat "$dir/duplicated")" "$(cat "$dir/reordered")" \
-		"$(cat "$dir/corrupted")" "$(cat "$dir/delayed")"
+		"$(cat "$dir/corrupted")" "$(cat "$dir/delayed")" "$(cat "$dir/injected")"
 }
 [ $# -gt 0 ] || { show; exit 0; }
 for kv in "$@"; do
 	case "$kv" in
 	show) show; exit 0 ;;
-	clear) for k in drop_ppm dup_ppm reorder_ppm corrupt_ppm corrupt_fix_csum delay_ms; do echo 0 > "$dir/$k"; done ;;
+	clear) for k in drop_ppm dup_ppm reorder_ppm corrupt_ppm corrupt_fix_csum delay_ms dup_mangle inject_ahead; do echo 0 > "$dir/$k"; done ;;
 	seed=*) echo "${kv#*=}" > "$dir/seed" ;;
 	drop=*) echo "${kv#*=}" > "$dir/drop_ppm" ;;
 	dup=*) echo "${kv#*=}" > "$dir/dup_ppm" ;;
@@ -36,6 +50,8 @@ for kv in "$@"; do
 	corrupt=*) echo "${kv#*=}" > "$dir/corrupt_ppm" ;;
 	fixcsum=*) echo "${kv#*=}" > "$dir/corrupt_fix_csum" ;;
 	delay=*) echo "${kv#*=}" > "$dir/delay_ms" ;;
+	mangle=*) echo "${kv#*=}" > "$dir/dup_mangle" ;;
+	ahead=*) echo "${kv#*=}" > "$dir/inject_ahead" ;;
 	*) echo "cable.sh: unknown knob '$kv'" >&2; exit 2 ;;
 	esac
 done

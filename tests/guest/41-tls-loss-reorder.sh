@@ -14,12 +14,12 @@ BYTES=${BYTES:-16M}
 run_faulted() {
 	name=$1 recovery=$2 min_share=$3; shift 3
 	echo "$recovery" > "$PORT_B/tls_reorder_recovery"
-	echo 0 > "$PORT_A/drop_ppm"; echo 0 > "$PORT_A/reorder_ppm"
+	echo 0 > "$PORT_A/drop_ppm"; echo 0 > "$PORT_A/reorder_ppm"; echo 0 > "$PORT_A/dup_ppm"
 	for kv in "$@"; do echo "${kv#*=}" > "$PORT_A/${kv%%=*}"; done
 	echo 4242 > "$PORT_A/seed"
 	echo 1 > "$PORT_A/reset_counters"
 	snap_b $name
-	tls_run $IP4_B "--rx-mode manual --bytes $BYTES" "--tx-mode ktls --bytes $BYTES --record-size 16384"
+	tls_run ${ADDR:-$IP4_B} "--rx-mode manual --bytes $BYTES ${CIPHER:+--cipher $CIPHER}" "--tx-mode ktls --bytes $BYTES --record-size 16384 ${CIPHER:+--cipher $CIPHER}"
 	expect_intact $(jr .bytes)
 	expect_path device
 	req=$(delta_b $name rx_tls_resync_req_start)
@@ -46,6 +46,10 @@ run_faulted reorder5-core 0 ${MIN_SHARE_CORE:-4000} reorder_ppm=50000 reorder_ga
 # The default NIC: late-frame recovery.
 run_faulted loss1 1 9000 drop_ppm=10000
 run_faulted reorder5 1 9000 reorder_ppm=50000 reorder_gap=3
+# The same over IPv6 with AES-256, plus 2 % duplicates.
+ADDR=$IP6_B CIPHER=aes256gcm run_faulted loss1-v6-256 1 9000 drop_ppm=10000 dup_ppm=20000
+[ "$(cat "$PORT_A/duplicated")" -gt 0 ] || die "the cable duplicated nothing"
+ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-v6-256 1 9000 reorder_ppm=50000 reorder_gap=3
 
 echo 0 > $T/events/innova/enable
 echo 0 > $T/events/tls/tls_device_rx_resync_send/enable

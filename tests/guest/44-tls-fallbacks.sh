@@ -9,9 +9,11 @@ expect_path software
 [ "$(delta_b inj rx_tls_err)" = 1 ] || die "injected failure not counted in rx_tls_err"
 [ "$(cat "$PORT_B/tls_fail_next_add")" = 0 ] || die "fail_next_add not consumed"
 # The next connection is offloaded again.
+snap_b again
 tls_run $IP4_B "--rx-mode manual --bytes 2M" "--tx-mode ktls --bytes 2M"
 expect_intact 2097152
 expect_path device
+[ "$(device_share again)" -ge 9000 ] || die "offloaded again, but the NIC decrypted $(device_share again)/10000"
 
 teardown_pair
 rmmod innova || die "rmmod"
@@ -25,5 +27,9 @@ dev=$(jr .tls_stat.TlsRxDevice) sw=$(jr .tls_stat.TlsRxSw)
 log "two flows, one table entry: TlsRxDevice=$dev TlsRxSw=$sw add_fail +$(delta_b full rx_tls_add_fail)"
 [ "$dev" = 1 ] && [ "$sw" = 1 ] || die "expected one device and one software flow"
 [ "$(delta_b full rx_tls_add_fail)" = 1 ] || die "table-full add not counted"
+# the flow that got the entry is decrypted by the NIC: half the TLS bytes
+dec=$(delta_b full rx_tls_decrypted_bytes)
+log "one of two flows on the NIC: $dec bytes decrypted"
+[ "$dec" -ge $((2097152 * 9 / 10)) ] || die "the installed flow was not decrypted by the NIC ($dec bytes)"
 teardown_pair
 rmmod innova

@@ -17,7 +17,7 @@ BYTES=${BYTES:-8M}
 for mode in driver_req core_next_hint driver_req_async; do
 	echo $mode > "$PORT_B/tls_resync_mode" || die "set resync mode $mode"
 	[ "$(cat "$PORT_B/tls_resync_mode")" = $mode ] || die "mode $mode not set"
-	/innova/tests/faults/cable.sh innova0 seed=99 drop=20000 > /dev/null
+	/innova/tests/faults/cable.sh -n A innova0 seed=99 drop=20000 > /dev/null || die "cable.sh failed"
 	snap_b $mode
 	tls_run $IP4_B "--rx-mode manual --bytes $BYTES" "--tx-mode ktls --bytes $BYTES"
 	expect_intact $(jr .bytes)

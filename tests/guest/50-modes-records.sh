@@ -3,11 +3,17 @@
 # userspace OpenSSL is the baseline (no kTLS). Tiny, maximal and random
 # record sizes, IPv4 and IPv6; every byte verified each time.
 setup_pair
+snap_b o1
 tls_run $IP4_B "--rx-mode openssl --bytes 4M" "--tx-mode ktls --bytes 4M"
 expect_intact 4194304; expect_path device
 [ "$(jr .ktls)" = true ] || die "OpenSSL did not enable kTLS RX"
+log "OpenSSL kTLS receiver: device share $(device_share o1)/10000"
+[ "$(device_share o1)" -ge 9000 ] || die "OpenSSL kTLS: NIC decrypted $(device_share o1)/10000"
+snap_b o2
 tls_run $IP6_B "--rx-mode openssl --cipher aes256gcm --bytes 4M" "--tx-mode user --cipher aes256gcm --bytes 4M"
 expect_intact 4194304; expect_path device
+log "OpenSSL kTLS receiver, IPv6 AES-256, OpenSSL sender: device share $(device_share o2)/10000"
+[ "$(device_share o2)" -ge 9000 ] || die "OpenSSL kTLS v6/256: NIC decrypted $(device_share o2)/10000"
 tls_run $IP4_B "--rx-mode user --bytes 4M" "--tx-mode ktls --bytes 4M"
 expect_intact 4194304
 [ "$(jr .tls_stat.TlsRxDevice)" = 0 ] && [ "$(jr .tls_stat.TlsRxSw)" = 0 ] || die "userspace receiver used kTLS"

@@ -28,6 +28,7 @@ struct hw_crypto_key {
 
 /* test hook: make the next hw_crypto_key_new() fail with -ENOMEM */
 int hw_crypto_fail_next;
+static unsigned int nkeys;	/* keys alive */
 /* bench hook: separate GHASH and CTR passes instead of the stitched loop */
 int hw_crypto_no_stitch;
 
@@ -644,6 +645,7 @@ int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
+	nkeys++;	/* hw_crypto_key_free() takes it back */
 	k->ecb = EVP_CIPHER_CTX_new();
 	k->ctr = EVP_CIPHER_CTX_new();
 	if (!k->ecb || !k->ctr ||
@@ -669,10 +671,16 @@ int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 	return 0;
 }
 
+unsigned int hw_crypto_key_count(void)
+{
+	return nkeys;
+}
+
 void hw_crypto_key_free(struct hw_crypto_key *k)
 {
 	if (!k)
 		return;
+	nkeys--;
 	EVP_CIPHER_CTX_free(k->ecb);
 	EVP_CIPHER_CTX_free(k->ctr);
 	OPENSSL_cleanse(k, sizeof(*k));

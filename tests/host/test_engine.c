@@ -1528,6 +1528,9 @@ int main(int argc, char **argv)
 			continue;
 		run_scen(&scens[i]);
 	}
+	CHECK(hw_crypto_key_count() == 0, "%u crypto keys never freed",
+	      hw_crypto_key_count());
+	tap("every crypto key the tests made was freed (engine reaps them)");
 	/* TAP plan is printed by the runner (fuzz line comes after) */
 	fprintf(stderr, "%d tests, %d failed\n", tap_n, tap_fail);
 	if (getenv("TAP_COUNT_FILE")) {

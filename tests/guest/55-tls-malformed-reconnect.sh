@@ -1,0 +1,44 @@
+# Malformed records through the NIC, and a reconnect on the same 4-tuple.
+#  - A record with the wrong version, one longer than 2^14 + 256, one of
+#    content type 0 (sealed, so its tag is valid) and a header split across
+#    frames with a bad length: the application gets the kernel's error
+#    (innova-tls --expect-error checks the errno and every byte before
+#    it), the NIC stops at the bad header (rx_tls_sync_lost) and never
+#    marks a frame software authentication then rejects.
+#  - Close an offloaded connection and reconnect from the same source
+#    port: the new flow is offloaded with its new keys, nothing of the old.
+setup_pair
+for ke in version:EINVAL oversize:EMSGSIZE type0:EBADMSG split-badlen:EBADMSG; do
+	kind=${ke%%:*} err=${ke#*:}
+	snap_b "$kind"
+	tls_run $IP4_B "--rx-mode manual --expect-error $err" "--tx-mode sim --malformed $kind@40 --bytes 2M"
+	[ "$RRC" = 0 ] || die "$kind: receiver rc=$RRC: $(jr .error)"
+	[ "$(jr .ok)" = true ] || die "$kind: receiver not ok"
+	[ "$(jr .error_errno)" = "$err" ] || die "$kind: errno $(jr .error_errno), want $err"
+	[ "$(jr .bad_offset)" = null ] || die "$kind: WRONG BYTE at $(jr .bad_offset)"
+	expect_path device
+	lost=$(delta_b "$kind" rx_tls_sync_lost) dec=$(delta_b "$kind" rx_tls_records_decrypted)
+	log "$kind: $(jr .bytes) bytes verified, then $err; NIC decrypted $dec records, sync lost +$lost, auth fail +$(delta_b "$kind" rx_tls_auth_fail), TlsDecryptError +$(jr .tls_stat.TlsDecryptError)"
+	[ "$dec" -ge 30 ] || die "$kind: NIC decrypted only $dec of the 39 good records"
+	case $kind in
+	type0) ;;	# a valid record to the NIC; the kernel rejects the type
+	*) [ "$lost" -ge 1 ] || die "$kind: the NIC did not stop at the bad header" ;;
+	esac
+done
+
+# Same 4-tuple twice: the sender keeps source port 40001 (TIME_WAIT reuse
+# on, as a client reconnecting to a server would), the receiver its port.
+ip netns exec A sysctl -qw net.ipv4.tcp_tw_reuse=1
+for round in 1 2; do
+	snap_b "re$round"
+	[ $round = 2 ] && TLS_PORT=$((TLS_PORT - 1))	# same server port
+	tls_run $IP4_B "--rx-mode manual --bytes 4M --seed $round" "--tx-mode ktls --bytes 4M --seed $round --sport 40001"
+	expect_intact 4194304
+	expect_path device
+	share=$(device_share "re$round")
+	log "connection $round from port 40001 to $TLS_PORT: ctx +$(delta_b re$round rx_tls_ctx) del +$(delta_b re$round rx_tls_del), device share $share/10000"
+	[ "$(delta_b re$round rx_tls_ctx)" = 1 ] || die "round $round: no new flow installed"
+	[ "$share" -ge 9000 ] || die "round $round: device share $share/10000"
+	i=0; while [ "$(flows_b | wc -l)" != 0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(flows_b | wc -l)" = 0 ] || die "round $round: flow left after close"
+done
