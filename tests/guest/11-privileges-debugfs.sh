@@ -17,7 +17,7 @@ done
 # the file reads the same afterwards
 write_fails() {
 	before=$(cat "$1")
-	out=$( (printf '%s' "$2" > "$1") 2>&1) && die "$(basename "$1") accepted '$2'"
+	out=$( (/usr/bin/printf '%s' "$2" > "$1") 2>&1) && die "$(basename "$1") accepted '$2'"
 	case "$out" in *"$3"*) ;; *) die "$(basename "$1") '$2': $out (want $3)" ;; esac
 	[ "$(cat "$1")" = "$before" ] || die "$(basename "$1") changed by a rejected write"
 }
@@ -40,10 +40,10 @@ write_fails "$PORT_B/tls_crypto_fail_next" nope "Invalid argument"
 write_fails "$PORT_B/tls_reorder_recovery" 2 "Invalid argument"
 write_fails "$PORT_B/tls_resync_mode" bogus "Invalid argument"
 for bad in "x" "1" "1 2" "1 2 maybe" "1 2 good extra-long-garbage-that-overflows-the-kind-field"; do
-	out=$( (printf '%s' "$bad" > "$PORT_B/tls_key_update") 2>&1) && die "tls_key_update accepted '$bad'"
+	out=$( (/usr/bin/printf '%s' "$bad" > "$PORT_B/tls_key_update") 2>&1) && die "tls_key_update accepted '$bad'"
 	case "$out" in *"Invalid argument"*|*"No such file"*) ;; *) die "tls_key_update '$bad': $out" ;; esac
 done
-out=$( (echo "4242 5 good" > "$PORT_B/tls_key_update") 2>&1) && die "key update for an unknown handle accepted"
+out=$( (/usr/bin/printf '4242 5 good' > "$PORT_B/tls_key_update") 2>&1) && die "key update for an unknown handle accepted"
 case "$out" in *"No such file"*) ;; *) die "unknown handle: $out (want ENOENT)" ;; esac
 # and good writes still work
 echo 250 > "$PORT_A/drop_ppm" && [ "$(cat "$PORT_A/drop_ppm")" = 250 ] || die "valid write"

@@ -43,5 +43,20 @@ for mode in driver_req core_next_hint driver_req_async; do
 	esac
 	[ "$share" -ge ${MIN_SHARE:-5000} ] || die "$mode: device share $share/10000 too low"
 done
+# driver_req_async with a lagging receiver (the core's record parser far
+# behind the NIC): an answer stays outstanding until the core consumes it
+# in tls_dev_resync(), so new queries are skipped meanwhile instead of
+# wiping it; every byte still arrives and sync still comes back.
+echo driver_req_async > "$PORT_B/tls_resync_mode"
+/innova/tests/faults/cable.sh -n A innova0 seed=7 drop=20000 > /dev/null || die "cable.sh failed"
+snap_b lag
+tls_run $IP4_B "--rx-mode manual --bytes 4M --read-delay-us 3000" "--tx-mode ktls --bytes 4M"
+expect_intact 4194304
+expect_path device
+req=$(delta_b lag rx_tls_resync_req_start) end=$(delta_b lag rx_tls_resync_req_end)
+core=$(jr .tls_stat.TlsRxDeviceResync) skip=$(delta_b lag rx_tls_resync_req_skip)
+log "async, lagging receiver: starts $req, ends $end, consumed by the core $core, queries held back $skip, device share $(device_share lag)/10000"
+[ "$req" -gt 0 ] && [ "$core" -gt 0 ] || die "lagging receiver: no async resync through the core"
+[ "$end" -le "$req" ] || die "lagging receiver: more ends ($end) than starts ($req)"
 echo driver_req > "$PORT_B/tls_resync_mode"
 echo 1 > "$PORT_B/tls_reorder_recovery"
