@@ -60,6 +60,7 @@ int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 	k = kzalloc(sizeof(*k), GFP_KERNEL);
 	if (!k)
 		return -ENOMEM;
+	atomic_inc(&hw_crypto_nkeys);	/* hw_crypto_key_free() takes it back */
 	k->aes = crypto_alloc_cipher("aes", 0, 0);
 	if (IS_ERR(k->aes)) {
 		err = PTR_ERR(k->aes);
@@ -76,16 +77,13 @@ int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 		err = -ENOMEM;
 		goto fail;
 	}
-	atomic_inc(&hw_crypto_nkeys);
 	*out = k;
 	return 0;
 fail:
-	crypto_free_cipher(k->aes);
-	kfree_sensitive(k);
+	hw_crypto_key_free(k);
 	return err;
 }
 
-/* only for keys hw_crypto_key_new() returned (its error path passes NULL) */
 void hw_crypto_key_free(struct hw_crypto_key *k)
 {
 	if (!k)

@@ -575,12 +575,13 @@ static inline void crypto_status(struct hw_flow *f, int err)
 		f->crypto_err = true;
 }
 
-static bool crypto_injected_fail(struct hw_engine *eng)
+/* -EIO while injected failures are pending (hw_engine_inject_crypto_fail) */
+static int crypto_injected_fail(struct hw_engine *eng)
 {
 	if (likely(!eng->crypto_fail_next))
-		return false;
+		return 0;
 	eng->crypto_fail_next--;
-	return true;
+	return -EIO;
 }
 
 void hw_engine_inject_crypto_fail(struct hw_engine *eng, u32 n)
@@ -606,22 +607,16 @@ static void ghash_blocks(struct hw_flow *f, const u8 *in, u32 nblocks)
 static void ctr_xor(struct rx_ctx *cx, struct hw_flow *f, const u8 ctr[16],
 		    const u8 *in, u8 *out, u32 len)
 {
-	if (crypto_injected_fail(cx->eng)) {
-		f->crypto_err = true;
-		return;
-	}
-	crypto_status(f, hw_crypto_ctr_xor(f->rkey, ctr, in, out, len));
+	crypto_status(f, crypto_injected_fail(cx->eng) ?:
+			 hw_crypto_ctr_xor(f->rkey, ctr, in, out, len));
 }
 
 static void ctr_xor_ghash(struct rx_ctx *cx, struct hw_flow *f,
 			  const u8 ctr[16], const u8 *in, u8 *out, u32 nblocks)
 {
-	if (crypto_injected_fail(cx->eng)) {
-		f->crypto_err = true;
-		return;
-	}
-	crypto_status(f, hw_crypto_ctr_xor_ghash(f->rkey, ctr, in, out,
-						 nblocks, f->ghash));
+	crypto_status(f, crypto_injected_fail(cx->eng) ?:
+			 hw_crypto_ctr_xor_ghash(f->rkey, ctr, in, out, nblocks,
+						 f->ghash));
 }
 
 /*
@@ -647,7 +642,8 @@ static void crypto_fail(struct rx_ctx *cx, struct hw_flow *f)
 /* streaming GCM                                                      */
 /* ------------------------------------------------------------------ */
 
-static void gcm_init(struct hw_flow *f, const u8 salt[4])
+/* J0, E_K(J0) and the AAD block of the current record */
+static void gcm_init(struct rx_ctx *cx, struct hw_flow *f, const u8 salt[4])
 {
 	u8 blk[16];
 	u32 clen = f->rlen - TLS_PREFIX - TLS_TAG;
@@ -668,6 +664,8 @@ static void gcm_init(struct hw_flow *f, const u8 salt[4])
 	ghash_blocks(f, blk, 1);
 	f->gfill = 0;
 	f->ks_valid = false;
+	if (unlikely(f->crypto_err))
+		crypto_fail(cx, f);
 }
 
 static void gcm_ghash(struct hw_flow *f, const u8 *in, u32 n)
@@ -1054,26 +1052,21 @@ static void record_end(struct rx_ctx *cx, struct hw_flow *f)
 	f->rmode = RM_FOLLOW;
 	f->rhole = false;
 
-	if (f->rfail) {
-		/* a backend error: stop decrypting until resync */
+	if (!ok && !f->cur.verified && f->cur.from_update) {
+		/* wrong key from a key update: ask for a new one */
+		f->cur.bad = true;
+		STAT_INC(eng, f, key_refresh);
+		cx->events |= HW_EV_KEY_REFRESH_NEEDED;
+		set_state(cx, f, HW_FS_NOKEY);
+	} else if (!ok || f->rfail) {
+		/*
+		 * tag mismatch or backend error: stop decrypting; the next
+		 * boundary is a candidate
+		 */
 		STAT_INC(eng, f, sync_lost);
-		cx->events |= HW_EV_LOST_CRYPTO;
+		cx->events |= f->rfail ? HW_EV_LOST_CRYPTO : HW_EV_LOST_TAG;
 		set_state(cx, f, HW_FS_TRACK);
 		chain_reset(f, f->rec_seq);
-	} else if (!ok) {
-		if (!f->cur.verified && f->cur.from_update) {
-			/* wrong key from a key update: ask for a new one */
-			f->cur.bad = true;
-			STAT_INC(eng, f, key_refresh);
-			cx->events |= HW_EV_KEY_REFRESH_NEEDED;
-			set_state(cx, f, HW_FS_NOKEY);
-		} else {
-			/* stop decrypting; the next boundary is a candidate */
-			STAT_INC(eng, f, sync_lost);
-			cx->events |= HW_EV_LOST_TAG;
-			set_state(cx, f, HW_FS_TRACK);
-			chain_reset(f, f->rec_seq);
-		}
 	}
 }
 
@@ -1187,11 +1180,8 @@ static u32 record_step(struct rx_ctx *cx, struct hw_flow *f, const u8 *d,
 			f->ncarry = 4;
 			return m;
 		}
-		if (f->rpos == TLS_PREFIX && f->rmode != RM_FOLLOW) {
-			gcm_init(f, f->cur.salt);
-			if (unlikely(f->crypto_err))
-				crypto_fail(cx, f);
-		}
+		if (f->rpos == TLS_PREFIX && f->rmode != RM_FOLLOW)
+			gcm_init(cx, f, f->cur.salt);
 		return m;
 	}
 	if (f->rpos < f->rlen - TLS_TAG) {
@@ -1376,11 +1366,8 @@ static void ro_resume(struct rx_ctx *cx, struct hw_flow *f, bool prefix_ok)
 		return;
 	f->rkey = ks->k;
 	f->rmode = RM_DECNA;
-	if (f->rpos >= TLS_PREFIX) {
-		gcm_init(f, ks->salt);
-		if (unlikely(f->crypto_err))
-			crypto_fail(cx, f);
-	}
+	if (f->rpos >= TLS_PREFIX)
+		gcm_init(cx, f, ks->salt);
 }
 
 /* the walk reached a header the engine followed (chain index idx) */
@@ -1516,6 +1503,11 @@ static void stream_bytes(struct rx_ctx *cx, struct hw_flow *f, u32 seq,
 static void stream_gap(struct rx_ctx *cx, struct hw_flow *f, u32 seq)
 {
 	u32 gap = seq - f->exp_seq;
+
+	/* unconfirmed until new data follows (rearm_watch()) */
+	f->jump_pending = true;
+	f->old_run = 0;
+	f->old_hi = f->exp_seq;
 
 	if (f->hint_valid && !seq_before(f->hint_seq, f->exp_seq) &&
 	    seq_before(f->hint_seq, seq)) {
@@ -1768,12 +1760,8 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		stream_bytes(&cx, f, f->exp_seq, frame + poff + skip,
 			     plen - skip);
 	} else {
-		if (seq_after(seq, f->exp_seq)) {
-			f->jump_pending = true;
-			f->old_run = 0;
-			f->old_hi = f->exp_seq;
+		if (seq_after(seq, f->exp_seq))
 			stream_gap(&cx, f, seq);
-		}
 		stream_bytes(&cx, f, seq, frame + poff, plen);
 	}
 

@@ -1050,6 +1050,7 @@ static void test_resync_paths(void)
 /* reorder recovery, directed: no resync confirmations are ever given */
 struct ro_t {
 	struct hw_engine *eng;
+	void *mem;		/* the engine's memory */
 	struct stream s;
 	struct frame_cfg fc;
 	u32 h;
@@ -1093,19 +1094,19 @@ static void ro_confirm(struct ro_t *t)
 }
 
 /* a synced flow over 30 16 KiB records, frames of 1448 bytes */
-static struct ro_t *ro_new(u64 seed, u32 max_ahead)
+/* a synced IPv4 flow over stream sc (AES-128) */
+static struct ro_t *ro_new_stream(u64 seed, const struct stream_cfg *sc,
+				  u16 dport, u32 max_ahead)
 {
 	struct rng r = { seed };
-	struct stream_cfg sc = { .nrec = 30, .size_mode = 0, .klen = 16 };
 	struct ro_t *t = calloc(1, sizeof(*t));
 	struct hw_flow_params fp;
-	void *mem;
 
-	stream_gen(&t->s, &sc, &r);
+	stream_gen(&t->s, sc, &r);
 	t->fc.family = 4;
 	t->fc.sport = 443;
-	t->fc.dport = 7100;
-	t->eng = mk_engine(2, &mem);
+	t->fc.dport = dport;
+	t->eng = mk_engine(2, &t->mem);
 	memset(&fp, 0, sizeof(fp));
 	frame_tuple(&t->fc, &fp.tuple);
 	hw_crypto_key_new(t->s.ep[0].key, 16, &fp.key);
@@ -1118,10 +1119,18 @@ static struct ro_t *ro_new(u64 seed, u32 max_ahead)
 	return t;
 }
 
+/* 30 records of 16 KiB */
+static struct ro_t *ro_new(u64 seed, u32 max_ahead)
+{
+	struct stream_cfg sc = { .nrec = 30, .size_mode = 0, .klen = 16 };
+
+	return ro_new_stream(seed, &sc, 7100, max_ahead);
+}
+
 static void ro_free(struct ro_t *t)
 {
 	hw_engine_fini(t->eng);
-	free(t->eng);		/* the engine lives at the start of its memory */
+	free(t->mem);
 	stream_free(&t->s);
 	free(t);
 }
@@ -1306,30 +1315,15 @@ static void test_reorder_paths(void)
 	int k;
 
 	for (k = 0; k < 4 && !cur_failed; k++) {
-		struct rng r = { 777 + (u64)k };
 		struct stream_cfg sc = { .nrec = k == 1 ? 200 : 30,
 					 .size_mode = cfg[k].size_mode,
 					 .klen = 16 };
-		struct ro_t *t = calloc(1, sizeof(*t));
-		struct hw_flow_params fp;
+		struct ro_t *t = ro_new_stream(777 + (u64)k, &sc,
+					       (u16)(7000 + k), 0);
 		struct hw_flow_info fi;
 		u32 seg = cfg[k].seg, off, g = 0, dec_before;
-		void *mem;
 		int rounds = 0;
 
-		stream_gen(&t->s, &sc, &r);
-		t->fc.family = 4;
-		t->fc.sport = 443;
-		t->fc.dport = (u16)(7000 + k);
-		t->eng = mk_engine(2, &mem);
-		memset(&fp, 0, sizeof(fp));
-		frame_tuple(&t->fc, &fp.tuple);
-		hw_crypto_key_new(t->s.ep[0].key, 16, &fp.key);
-		memcpy(fp.salt, t->s.ep[0].salt, 4);
-		fp.start_seq = t->s.isn;
-		fp.start_rn = t->s.rn0;
-		fp.start_synced = true;
-		hw_engine_flow_add(t->eng, &fp, &t->h);
 		for (off = 0; off < t->s.n; ) {
 			/* case 3: a header in the first half of the frame */
 			int ri = stream_rec_at(&t->s, k == 3 ?
@@ -1413,10 +1407,7 @@ static void test_reorder_paths(void)
 		      hw_flow_state_name(fi.state),
 		      (unsigned long long)fi.stats.decrypted_records,
 		      t->s.nrec);
-		hw_engine_fini(t->eng);
-		free(mem);
-		stream_free(&t->s);
-		free(t);
+		ro_free(t);
 	}
 	tap("reorder recovery: dup late frame, multi-header gap in pieces, "
 	    "two gaps in a row, reversed pieces, no confirmations");
