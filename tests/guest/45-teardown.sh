@@ -23,8 +23,7 @@ while [ $r -lt $ROUNDS ]; do
 	wait $TLS_SPID $TLS_RPID 2>/dev/null
 	# while the port still exists (the first two cases): its flows are gone
 	if [ $((r % 4)) -lt 2 ]; then
-		i=0; while [ "$(flows_b | wc -l)" != 0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-		[ "$(flows_b | wc -l)" = 0 ] || die "round $r ($what): flows left on the live port"
+		wait_until 5 no_flows_b || die "round $r ($what): flows left on the live port"
 	fi
 	teardown_pair
 	n=$(all_flows)

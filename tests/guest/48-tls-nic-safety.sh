@@ -20,11 +20,7 @@ mid_transfer() {
 	name=$1 knob=$2 val=$3
 	snap_b "$name"
 	tls_start $IP4_B "--rx-mode manual --bytes $BYTES" "--tx-mode ktls --bytes $BYTES"
-	i=0
-	until [ "$(delta_b "$name" rx_tls_decrypted_bytes)" -gt 2000000 ]; do
-		i=$((i + 1)); [ $i -lt 600 ] || die "$name: NIC decrypted nothing in 60 s"
-		sleep 0.1
-	done
+	wait_decrypted "$name" 2000000
 	echo "$val" > "$knob" || die "$name: cannot write $knob"
 	tls_wait
 	expect_intact $(jr .bytes)

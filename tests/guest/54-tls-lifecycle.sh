@@ -7,21 +7,12 @@
 #      the same addresses the TCP connection resumes in software and
 #      finishes byte-exact.
 setup_pair
-# wait_decrypted NAME BYTES: until the NIC decrypted that much since snap
-wait_decrypted() {
-	i=0
-	until [ "$(delta_b "$1" rx_tls_decrypted_bytes)" -gt "$2" ]; do
-		i=$((i + 1)); [ $i -lt 600 ] || die "$1: NIC decrypted nothing in 60 s"
-		sleep 0.1
-	done
-}
 
 snap_b down
 tls_start $IP4_B "--rx-mode manual --bytes 16M" "--tx-mode ktls --bytes 16M"
 wait_decrypted down 1000000
 ip -n B link set innova1 down || die "link down"
-i=0; while [ "$(ethtool_stat B innova1 rx_tls_flows)" != 0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ "$(ethtool_stat B innova1 rx_tls_flows)" = 0 ] || die "flow still installed on a down port"
+wait_until 5 no_flows_b || die "flow still installed on a down port"
 sleep 1
 ip -n B link set innova1 up || die "link up"
 tls_wait

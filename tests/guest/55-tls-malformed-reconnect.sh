@@ -39,6 +39,5 @@ for round in 1 2; do
 	log "connection $round from port 40001 to $TLS_PORT: ctx +$(delta_b re$round rx_tls_ctx) del +$(delta_b re$round rx_tls_del), device share $share/10000"
 	[ "$(delta_b re$round rx_tls_ctx)" = 1 ] || die "round $round: no new flow installed"
 	[ "$share" -ge 9000 ] || die "round $round: device share $share/10000"
-	i=0; while [ "$(flows_b | wc -l)" != 0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	[ "$(flows_b | wc -l)" = 0 ] || die "round $round: flow left after close"
+	wait_until 5 no_flows_b || die "round $round: flow left after close"
 done

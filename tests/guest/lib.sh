@@ -161,6 +161,25 @@ wait_flow() {
 	done
 	return 1
 }
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds; fails
+# if it never did within SECONDS
+wait_until() {
+	_wu_left=$(($1 * 10)); shift
+	until "$@"; do
+		_wu_left=$((_wu_left - 1))
+		[ $_wu_left -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+# no_flows_b: the receiving port's engine holds no flow
+no_flows_b() { [ -z "$(flows_b)" ]; }
+# wait_decrypted SNAP BYTES: until the NIC decrypted more than BYTES since
+# snap_b SNAP (dies after 60 s)
+decrypted_over() { [ "$(delta_b "$1" rx_tls_decrypted_bytes)" -gt "$2" ]; }
+wait_decrypted() {
+	wait_until 60 decrypted_over "$1" "$2" ||
+		die "$1: NIC decrypted no more than $2 bytes in 60 s"
+}
 # flow_field HANDLE COLUMN (1-based, see the tls_flows header line)
 flow_field() { flows_b | awk -v h="$1" -v c="$2" '$1 == h { print $c }'; }
 
