@@ -47,7 +47,7 @@ MODULE_PARM_DESC(max_flows, "TLS RX flow table entries per port (default 256)");
 #define INNOVA_TLS_SCRATCH	(INNOVA_MAX_MTU + VLAN_ETH_HLEN)
 
 /*
- * How a port gets back in sync (DESIGN.md, "Resync"): each real NIC family
+ * How a port gets back in sync (README, "tls_resync_mode"): each real NIC family
  * uses one of the core's modes. Chosen per port, applies to new flows.
  */
 enum innova_resync_mode {

@@ -92,7 +92,7 @@
  * (reorder_recovered, HW_EV_REORDER_RECOVERED).  A kernel confirmation
  * for an earlier request then agrees (resync_ok) or names a seq no longer
  * known (resync_skip); a kernel-supplied number (confirmation, hint)
- * arriving first cancels the walk.  No shadow record: DESIGN item 4 asks
+ * arriving first cancels the walk.  No shadow record: the SHADOW rule above asks
  * for one when numbers come from outside; here the boundaries are the
  * ones the kernel's strparser parses from the same bytes, counted from a
  * boundary whose number and key were verified (SYNC before the gap), and
