@@ -445,17 +445,16 @@ const struct tlsdev_ops innova_tlsdev_ops = {
 };
 
 /*
- * An answered query the core can no longer consume: it gave the request up
- * (req cleared without calling tls_dev_resync), or the application has
+ * An answered query the core can no longer consume: the application has
  * read past the answered header, so the record parser went past it
- * without a match. Then a new query may replace it.
+ * without a match (it only moves forward). Then a new query may replace
+ * it. A cleared req alone does not make it stale: the parser clears req
+ * when it matches, just before it calls tls_dev_resync() to consume it.
  */
 static bool innova_tls_async_stale(struct innova_tls_flow *flow,
 				   struct sock *sk)
 {
-	if (!flow->async_answered)
-		return false;
-	return !atomic64_read(&flow->resync_async.req) ||
+	return flow->async_answered &&
 	       after(READ_ONCE(tcp_sk(sk)->copied_seq), flow->async_hw_seq);
 }
 
@@ -492,9 +491,17 @@ static void innova_tls_resync_request(struct innova_port *port,
 		 * engine asks again later if this one does not bring sync
 		 * back.
 		 */
-		if (flow->async_busy && !innova_tls_async_stale(flow, sk)) {
-			innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_SKIP);
-			return;
+		if (flow->async_busy) {
+			if (!innova_tls_async_stale(flow, sk)) {
+				innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_REQ_SKIP);
+				return;
+			}
+			/*
+			 * Every _end is either consumed by the core (its
+			 * TlsRxDeviceResync) or counted here: the test of
+			 * "no live answer overwritten" is that sum.
+			 */
+			innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_ASYNC_REPLACED);
 		}
 		/* DRIVER_REQ's header start + 4 back to the header's start */
 		hdr = c->resync_seq - 4;

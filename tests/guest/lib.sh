@@ -197,3 +197,17 @@ device_share() {
 	wire=$(( $(jr .bytes) + 29 * $(jr .records) ))
 	echo $(( dec * 10000 / wire ))
 }
+
+# The share of the records the NIC could act on that it decrypted, per
+# 10000: the records the receiver got, less those touched by a hole (the
+# fault's doing: rx_tls_records_unauth) and those the engine followed while
+# it waited for the kernel's resync answer (rx_tls_records_followed). How
+# long that wait lasts is set by how fast the application reads (the core
+# confirms when its record parser reaches the header), so a loaded machine
+# moves device_share but not this.
+nic_share() {
+	can=$(( $(jr .records) - $(delta_b "$1" rx_tls_records_followed) -
+		$(delta_b "$1" rx_tls_records_unauth) ))
+	[ "$can" -gt 0 ] || { echo 0; return; }
+	echo $(( $(delta_b "$1" rx_tls_records_decrypted) * 10000 / can ))
+}
