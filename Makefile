@@ -1,6 +1,7 @@
 # Innova: emulated kTLS RX-offload NIC. See README.md.
 #   make demo   - build everything, boot the guest, show transfers over the NIC
 #   make test   - host tests + guest suite; ends with "N passed, N failed"
+#   make test-debug - the guest suite on a KASAN/lockdep/kmemleak/failslab kernel
 # Nothing here ever loads a module into the host kernel: kernel code only
 # runs inside the QEMU guest.
 
@@ -18,7 +19,7 @@ GUEST_TIMEOUT ?= 1500
 export KVER
 
 .PHONY: all deps module userspace image stage guest shell test demo check \
-	fuzz bench soak coverage host-test clean install modules_install load insmod
+	fuzz bench soak coverage host-test test-debug clean install modules_install load insmod
 
 all: module userspace
 
@@ -69,6 +70,12 @@ host-test:
 
 test: deps
 	@$(ROOT)/tests/run.sh
+
+# The guest suite on a KASAN + lockdep + kmemleak + failslab + UBSAN build
+# of the same Debian kernel source, then allocation-failure runs (not part
+# of make test: the kernel build takes tens of minutes once, then is cached).
+test-debug: deps
+	@$(ROOT)/tests/run-debug.sh
 
 demo: deps image stage
 	@$(ROOT)/qemu-image/run-guest.sh --timeout $(GUEST_TIMEOUT) $(VMLINUZ) $(BASE_CPIO) $(STAGE) \

@@ -6,13 +6,15 @@
 set -euo pipefail
 export PATH="$PATH:/usr/sbin:/sbin"
 
-KVER=${1:?usage: deps.sh KVER}
+KVER=${1:?usage: deps.sh KVER [EXTRA_PACKAGE...]}
+shift
 
 want=(
 	make gcc clang libc6-dev libssl-dev openssl pkg-config
 	"linux-headers-$KVER" linux-source-6.1 sparse
 	qemu-system-x86 debootstrap cpio xz-utils zstd kmod
 	iproute2 ethtool libclang-rt-14-dev valgrind rsync
+	"$@"
 )
 
 missing=()

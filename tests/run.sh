@@ -3,7 +3,7 @@
 # Every test prints one TAP line; the run ends with "N passed, N failed" and
 # exits non-zero on any failure (a step that breaks without reporting counts
 # as a failed test, never as a silent pass).
-#   GUEST_TESTS='2*'  run only guest tests whose file name matches
+#   GUEST_TESTS='2* 41-*'  run only guest tests whose file name matches one
 #   SKIP_GUEST=1      host tests only
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,33 +11,7 @@ BUILD=$ROOT/build
 LOGS=$BUILD/test-logs
 mkdir -p "$LOGS"
 cd "$ROOT"
-passed=0 failed=0 skipped=0 n=0
-t0=$(date +%s)
-
-# Echo TAP lines from a log, renumbered into one stream, and count them.
-tally() {
-	local line rest re='^(not )?ok( [0-9]+)?(.*)$'
-	while IFS= read -r line; do
-		[[ $line =~ $re ]] || continue
-		rest=${BASH_REMATCH[3]}
-		n=$((n + 1))
-		if [ -n "${BASH_REMATCH[1]}" ]; then
-			failed=$((failed + 1)); echo "not ok $n$rest"
-		elif [[ $rest == *"# SKIP"* ]]; then
-			skipped=$((skipped + 1)); echo "ok $n$rest"
-		else
-			passed=$((passed + 1)); echo "ok $n$rest"
-		fi
-	done < "$1"
-}
-fail_step() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-pass_step() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $1"; }
-finish() {
-	echo "# wall time $(( $(date +%s) - t0 ))s; logs in $LOGS"
-	echo "$passed passed, $failed failed, $skipped skipped"
-	[ "$failed" -eq 0 ] || exit 1
-	exit 0
-}
+. "$ROOT/tests/tap.sh"
 
 echo "# build (module against linux-headers-$(qemu-image/kver.sh), userspace)"
 if make -s all > "$LOGS/build.log" 2>&1; then
@@ -86,23 +60,6 @@ fi
 
 echo "# guest suite (QEMU TCG)"
 KVER=$(qemu-image/kver.sh)
-qemu-image/run-guest.sh --timeout "${GUEST_TIMEOUT:-2400}" --outdir "$BUILD/guest-out" \
-	"$BUILD/kernel-$KVER/root/boot/vmlinuz-$KVER" "$BUILD/rootfs-$KVER.cpio" "$BUILD/stage" \
-	"GUEST_TESTS='${GUEST_TESTS:-*}' sh /innova/tests/guest/run-suite.sh" > "$LOGS/guest.log" 2>&1
-rc=$?
-grep -v -E '^(ok|not ok) ' "$LOGS/guest.log" | grep -E '^(#|>>>|!!!)' | grep -v '^#   ' | head -200 || true
-tally "$LOGS/guest.log"
-if [ $rc -ne 0 ] && ! grep -q '^not ok' "$LOGS/guest.log"; then
-	tail -40 "$LOGS/guest.log" | sed 's/^/# /'
-	fail_step "guest suite exited $rc without reporting a failed test"
-fi
-# The whole boot's kernel log, not just each test's window.
-if [ ! -s "$BUILD/guest-out/dmesg.log" ]; then
-	fail_step "guest dmesg captured at power-off"
-elif grep -E -q 'WARNING:|BUG:|Oops|Call Trace|KASAN|UBSAN|general protection' "$BUILD/guest-out/dmesg.log" 2>/dev/null; then
-	grep -E -B2 -A8 'WARNING:|BUG:|Oops|Call Trace|KASAN|UBSAN|general protection' "$BUILD/guest-out/dmesg.log" | head -60 | sed 's/^/# /'
-	fail_step "guest dmesg clean for the whole run"
-else
-	pass_step "guest dmesg clean for the whole run (no WARN/BUG/Oops/Call Trace)"
-fi
+guest_suite guest "$BUILD/kernel-$KVER/root/boot/vmlinuz-$KVER" "$BUILD/rootfs-$KVER.cpio" \
+	"$BUILD/stage" "$BUILD/guest-out" "GUEST_TESTS='${GUEST_TESTS:-*}' sh /innova/tests/guest/run-suite.sh"
 finish

@@ -21,6 +21,7 @@ while [ $r -lt $ROUNDS ]; do
 	sleep 0.5
 	kill -9 $TLS_SPID $TLS_RPID 2>/dev/null
 	wait $TLS_SPID $TLS_RPID 2>/dev/null
+	fault_alloc off	# on since tls_start in an allocation-failure run
 	# while the port still exists (the first two cases): its flows are gone
 	if [ $((r % 4)) -lt 2 ]; then
 		wait_until 5 no_flows_b || die "round $r ($what): flows left on the live port"

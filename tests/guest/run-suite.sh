@@ -1,9 +1,18 @@
 # Guest test runner: runs each tests/guest/NN-*.sh in its own shell, prints
 # one TAP line per test, and fails a test whose kernel log window shows a
-# WARN/BUG/Oops/Call Trace/KASAN, even if the test itself passed.
+# kernel error (splat-patterns: WARN/BUG/Oops, KASAN, UBSAN, lockdep, ...),
+# leaves module objects behind, or (on a kmemleak kernel) leaks memory on
+# the module's, TLS's or the crypto API's paths, even if the test passed.
+#   GUEST_TESTS='41-* 4[35]-*'   only the tests matching one of the patterns
+#   FAULT_ALLOC=1                 allocation-failure run (lib.sh fault_alloc):
+#                                 slab and page allocations fail during every
+#                                 transfer; the TAP names say so
 cd /innova/tests/guest || exit 1
-SPLAT='WARNING:|BUG:|Oops|Call Trace|KASAN|UBSAN|general protection|RCU stall|hung_task'
-pattern=${GUEST_TESTS:-*}
+patterns=${GUEST_TESTS:-*}
+suffix=
+[ "${FAULT_ALLOC:-0}" = 1 ] && suffix=" (allocation failures)"
+KMEMLEAK=/sys/kernel/debug/kmemleak
+[ -w $KMEMLEAK ] || KMEMLEAK=
 # Non-zero lines of innova/objects once namespaces are gone (netns cleanup
 # and RCU frees are asynchronous: wait up to 10 s); empty when clean.
 objects_left() {
@@ -17,11 +26,38 @@ objects_left() {
 	done
 	echo "$left"
 }
-n=0 bad=0
+# kmemleak reports since the last call that name the module, kTLS or the
+# crypto API anywhere in the object's allocation trace. Two scans: an
+# object is reported only once it stayed unreferenced across a scan.
+# Reports elsewhere are the kernel's own and only logged.
+leaks_ours() {
+	[ -n "$KMEMLEAK" ] || return 0
+	echo scan > $KMEMLEAK; echo scan > $KMEMLEAK
+	cat $KMEMLEAK > /tmp/kmemleak.txt
+	echo clear > $KMEMLEAK
+	[ -s /tmp/kmemleak.txt ] || return 0
+	awk 'BEGIN { RS = "unreferenced object" } NR > 1 { n++; if ($0 ~ /innova|tls_|crypto|aead|skcipher|ghash|gcm|aes/) { ours++; print "unreferenced object" $0 } }
+	     END { if (n > ours) printf "# kmemleak: %d report(s) outside innova/tls/crypto (ignored)\n", n - ours > "/dev/stderr" }' \
+		/tmp/kmemleak.txt
+}
+matches() {
+	set -f
+	for p in $patterns; do
+		case "$1" in $p) set +f; return 0 ;; esac
+	done
+	set +f
+	return 1
+}
+if [ -n "$KMEMLEAK" ]; then
+	# what boot left behind is not any test's
+	echo scan > $KMEMLEAK; echo clear > $KMEMLEAK
+fi
+n=0 bad=0 injected_total=0 o_intact=0 o_error=0 o_stopped=0
 for t in [0-9][0-9]-*.sh; do
-	case "$t" in $pattern) ;; *) continue ;; esac
+	matches "$t" || continue
 	n=$((n + 1))
-	name=${t%.sh}
+	name=${t%.sh}$suffix
+	rm -f /tmp/fault.outcomes
 	before=$(dmesg | wc -l)
 	start=$(date +%s)
 	sh -c ". ./lib.sh; . ./$t" > /tmp/test.out 2>&1
@@ -33,19 +69,47 @@ for t in [0-9][0-9]-*.sh; do
 	ip netns del A 2>/dev/null; ip netns del B 2>/dev/null
 	ip link del innova0 2>/dev/null; ip link del innova1 2>/dev/null
 	leak=$(objects_left)
-	splat=$(dmesg | tail -n +$((before + 1)) | grep -E "$SPLAT" | head -5)
+	memleak=$(leaks_ours 2>/tmp/kmemleak.note)
+	sed 's/^/#   /' /tmp/kmemleak.note
+	dmesg | tail -n +$((before + 1)) > /tmp/test.dmesg
+	splat=$(sh ./splat.sh /tmp/test.dmesg | head -5)
+	if [ "${FAULT_ALLOC:-0}" = 1 ]; then
+		( . ./lib.sh; fault_alloc off )	# whatever way the test ended
+		inj=$(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/test.dmesg)
+		injected_total=$((injected_total + inj))
+		for o in intact error stopped; do
+			c=$(grep -cx $o /tmp/fault.outcomes 2>/dev/null)
+			eval "o_$o=\$((o_$o + ${c:-0}))"
+		done
+		echo "# $name: $inj allocations failed on purpose; transfers intact $(grep -cx intact /tmp/fault.outcomes 2>/dev/null), ended in an errno $(grep -cx error /tmp/fault.outcomes 2>/dev/null), checks stopped $(grep -cx stopped /tmp/fault.outcomes 2>/dev/null)"
+	fi
 	if [ -n "$splat" ]; then
 		echo "$splat" | sed 's/^/# dmesg: /'
-		dmesg | tail -n +$((before + 1)) | head -60 | sed 's/^/#   /'
+		grep -v 'FAULT_INJECTION\|name fail' /tmp/test.dmesg | head -80 | sed 's/^/#   /'
 		echo "not ok $n - $name (kernel splat) [${dur}s]"; bad=$((bad + 1))
 	elif [ $rc -ne 0 ]; then
 		echo "not ok $n - $name [${dur}s]"; bad=$((bad + 1))
 	elif [ -n "$leak" ]; then
 		echo "# objects left after the test: $leak"
 		echo "not ok $n - $name (objects leaked) [${dur}s]"; bad=$((bad + 1))
+	elif [ -n "$memleak" ]; then
+		echo "$memleak" | head -40 | sed 's/^/# kmemleak: /'
+		echo "not ok $n - $name (kmemleak) [${dur}s]"; bad=$((bad + 1))
 	else
 		echo "ok $n - $name [${dur}s]"
 	fi
 done
-[ $n -gt 0 ] || { echo "not ok 1 - no guest test matched '$pattern'"; exit 1; }
+[ $n -gt 0 ] || { echo "not ok 1 - no guest test matched '$patterns'"; exit 1; }
+if [ "${FAULT_ALLOC:-0}" = 1 ]; then
+	# A run in which nothing failed, or no transfer completed while
+	# allocations were failing, proved nothing.
+	n=$((n + 1))
+	what="allocation failures injected: $injected_total; transfers intact under them: $o_intact, ended in an errno: $o_error, tests stopped early: $o_stopped"
+	if [ $injected_total -gt 0 ] && [ $o_intact -gt 0 ]; then
+		echo "ok $n - $what"
+	else
+		echo "not ok $n - $what (needs failures injected and an intact transfer)"
+		bad=$((bad + 1))
+	fi
+fi
 [ $bad -eq 0 ]

@@ -1,0 +1,10 @@
+# splat.sh [FILE]: print the kernel log lines (stdin or FILE) that show a
+# kernel error, one pattern per line of splat-patterns: WARN/BUG/Oops,
+# KASAN, UBSAN, lockdep, sleeping in atomic context, debugobjects, list
+# corruption. The call trace of a "page allocation failure" report is not a
+# splat: allocation-failure runs make the kernel print one for every failed
+# page allocation that did not ask for silence, by design.
+# Shared by the guest runner (per test) and the host (whole boot).
+here=$(dirname "$0")
+awk '/page allocation failure/ { pa = NR } /Call Trace/ && pa && NR - pa <= 6 { next } { print }' "$@" |
+	grep -E -f "$here/splat-patterns"

@@ -1,0 +1,56 @@
+#!/bin/bash
+# make test-debug: the guest suite on a debug build of the guest kernel's
+# own Debian source (KASAN, lockdep, kmemleak, failslab, UBSAN: see
+# qemu-image/debug-kernel.config), then the fault-prone tests again with
+# allocations failing. Ends with "N passed, N failed, N skipped".
+#   GUEST_TESTS='41-*'         the first pass: only these tests (default all)
+#   FAULT_TESTS='41-* 52-*'    the allocation-failure pass (default: loss and
+#                              reorder, rekey, teardown, many flows)
+#   INNOVA_CACHE=DIR           where the debug kernel is cached
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$ROOT/build
+LOGS=$BUILD/test-logs/debug
+mkdir -p "$LOGS"
+cd "$ROOT"
+. "$ROOT/tests/tap.sh"
+KVER=$(qemu-image/kver.sh)
+DBG=$BUILD/debug-kernel
+# KASAN, lockdep and kmemleak scans make the guest several times slower
+export GUEST_TIMEOUT=${GUEST_TIMEOUT:-7200}
+
+echo "# guest image and userspace (as make test)"
+if ! make -s image userspace > "$LOGS/image.log" 2>&1; then
+	tail -30 "$LOGS/image.log" | sed 's/^/# /'
+	fail_step "guest image"
+	finish
+fi
+
+echo "# debug kernel (cached by source version, config fragment and compiler)"
+kt0=$(date +%s)
+if qemu-image/build-debug-kernel.sh "$KVER" "$DBG" 2>&1 | tee "$LOGS/kernel.log" | grep -E '^(>>>|!!!|    )'; then
+	pass_step "debug kernel $(cat "$DBG/release") ready in $(( $(date +%s) - kt0 )) s (cold build took $(cat "$DBG/build-seconds") s)"
+else
+	fail_step "debug kernel build (see $LOGS/kernel.log)"
+	finish
+fi
+
+echo "# module against the debug kernel's build tree"
+mk=(KDIR="$DBG/obj" KMOD="$BUILD/kmod-debug" STAGE="$BUILD/stage-debug")
+if make -s "${mk[@]}" stage > "$LOGS/build.log" 2>&1; then
+	pass_step "build: module against $(cat "$DBG/release") (vermagic $(modinfo -F vermagic "$BUILD/kmod-debug/innova.ko" | cut -d' ' -f1))"
+else
+	tail -30 "$LOGS/build.log" | sed 's/^/# /'
+	fail_step "build: module against the debug kernel"
+	finish
+fi
+# Same rootfs, plus the debug kernel's /lib/modules (modules.builtin).
+cat "$BUILD/rootfs-$KVER.cpio" "$DBG/modules.cpio" > "$BUILD/rootfs-debug.cpio"
+
+echo "# guest suite on the debug kernel, then allocation-failure runs (QEMU TCG)"
+faults=${FAULT_TESTS:-41-* 43-* 45-* 52-*}
+guest_suite debug-guest "$DBG/bzImage" "$BUILD/rootfs-debug.cpio" "$BUILD/stage-debug" \
+	"$BUILD/guest-out-debug" \
+	"GUEST_TESTS='${GUEST_TESTS:-*}' sh /innova/tests/guest/run-suite.sh; r=\$?;
+	 FAULT_ALLOC=1 GUEST_TESTS='$faults' sh /innova/tests/guest/run-suite.sh && exit \$r"
+finish
