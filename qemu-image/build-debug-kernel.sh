@@ -6,7 +6,7 @@
 #   build-debug-kernel.sh KVER LINK
 #
 # The build is cached by its inputs (source package version, config
-# fragment, compiler, this script) under
+# fragment, compiler, the recipe's version below) under
 #   ${INNOVA_CACHE:-${XDG_CACHE_HOME:-~/.cache}/innova}/debug-kernel-<key>/
 # outside the checkout, so a second clean clone on the same machine reuses
 # it. LINK becomes a symlink to that directory, which holds:
@@ -33,7 +33,9 @@ if [ "$srcver" != "$imgver" ]; then
 	exit 1
 fi
 
-key=$( (echo "$srcver"; cat "$FRAG" "$0"; gcc --version | head -1) | sha256sum | cut -c1-16)
+# Bump RECIPE when a change below alters what gets built (not for messages).
+RECIPE=1
+key=$( (echo "$srcver recipe $RECIPE"; cat "$FRAG"; gcc --version | head -1) | sha256sum | cut -c1-16)
 cache=${INNOVA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/innova}
 dir=$cache/debug-kernel-$key
 mkdir -p "$(dirname "$LINK")"
@@ -46,6 +48,10 @@ fi
 
 start=$(date +%s)
 mkdir -p "$cache"
+# a build that never completed (any key) is only disk space
+for d in "$cache"/debug-kernel-*; do
+	[ -e "$d/.complete" ] || rm -rf "$d"
+done
 rm -rf "$dir"
 mkdir -p "$dir/obj"
 echo ">>> debug kernel: unpacking $srcpkg $srcver into $dir"
