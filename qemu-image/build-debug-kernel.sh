@@ -40,7 +40,26 @@ cache=${INNOVA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/innova}
 dir=$cache/debug-kernel-$key
 mkdir -p "$(dirname "$LINK")"
 
+# The guest's /lib/modules/<release>: modules.builtin lets modprobe accept
+# the built-in tls, veth, sch_netem; any module built =m goes along. Only
+# lib/modules/<release>/ is in the archive, not lib/ itself: the rootfs is
+# merged-/usr (lib -> usr/lib), and an archive entry for lib would replace
+# that link with a directory, losing the dynamic loader. Cheap, so it is
+# redone on every call rather than cached.
+modules_cpio() {
+	local mods release
+	release=$(cat "$dir/obj/include/config/kernel.release")
+	mods=$(mktemp -d)
+	make -s -C "$(echo "$dir"/linux-source-*)" O="$dir/obj" INSTALL_MOD_PATH="$mods" \
+		INSTALL_MOD_STRIP=1 DEPMOD=true modules_install
+	rm -f "$mods/lib/modules/$release"/{build,source}
+	( cd "$mods" && find "lib/modules/$release" -print0 |
+		cpio --null -o -H newc --quiet -R 0:0 ) > "$dir/modules.cpio"
+	rm -rf "$mods"
+}
+
 if [ -f "$dir/.complete" ]; then
+	modules_cpio
 	ln -sfn "$dir" "$LINK"
 	echo ">>> debug kernel $(cat "$dir/release"): cached in $dir (built in $(cat "$dir/build-seconds") s)"
 	exit 0
@@ -94,13 +113,7 @@ set -e
 release=$(cat "$dir/obj/include/config/kernel.release")
 echo "$release" > "$dir/release"
 cp "$dir/obj/arch/x86/boot/bzImage" "$dir/bzImage"
-# The guest's /lib/modules/<release>: modules.builtin lets modprobe accept
-# the built-in tls, veth, sch_netem; any module built =m goes along.
-mods=$(mktemp -d)
-make -s -C "$src" O="$dir/obj" INSTALL_MOD_PATH="$mods" INSTALL_MOD_STRIP=1 DEPMOD=true modules_install
-rm -f "$mods/lib/modules/$release"/{build,source}
-( cd "$mods" && find . -print0 | cpio --null -o -H newc --quiet -R 0:0 ) > "$dir/modules.cpio"
-rm -rf "$mods"
+modules_cpio
 # The objects stay: the module's M= build reads Module.symvers, scripts/
 # and include/ from obj/, and a changed fragment rebuilds incrementally
 # only from a kept tree (a new key starts clean).
