@@ -2,9 +2,13 @@
 # debugfs: knobs 0600, read-only files 0400; garbage, out-of-range and
 # unknown-handle writes fail with EINVAL/ENOENT and change nothing.
 load_module
-out=$(unshare -Urn sh -c 'ip link add x0 type innova' 2>&1) && die "a user namespace created a port"
-log "user namespace: $out"
-case "$out" in *"Operation not permitted"*|*CAP_NET_ADMIN*) ;; *) die "unexpected error: $out" ;; esac
+if [ -e /proc/self/ns/user ]; then
+	out=$(unshare -Urn sh -c 'ip link add x0 type innova' 2>&1) && die "a user namespace created a port"
+	log "user namespace: $out"
+	case "$out" in *"Operation not permitted"*|*CAP_NET_ADMIN*) ;; *) die "unexpected error: $out" ;; esac
+else
+	log "user namespace: this kernel has none (CONFIG_USER_NS off); nothing to check"
+fi
 setup_pair
 for f in tls_flows ifname netns peer counters dropped injected; do
 	[ "$(stat -c %a "$PORT_B/$f")" = 400 ] || die "$f mode $(stat -c %a "$PORT_B/$f"), want 400"
