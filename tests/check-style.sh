@@ -15,7 +15,7 @@ if [ ! -x "$CP/scripts/checkpatch.pl" ]; then
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
 fi
 rc=0
-files=$(cd "$ROOT" && ls module/*.c module/*.h module/hw/*.c include/innova/*.h 2>/dev/null)
+files=$(cd "$ROOT" && ls module/*.c module/*.h module/hw/*.c module/hw/*.h include/innova/*.h 2>/dev/null)
 out=$(cd "$ROOT" && "$CP/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
 	--ignore FILE_PATH_CHANGES -f $files 2>&1 | grep -E ': (ERROR|WARNING|CHECK):')
 if [ -z "$out" ]; then

@@ -140,7 +140,7 @@ static inline bool hw_rx_decrypted(const struct hw_rx_completion *c)
 	return c->crypto_done && c->crypto_success;
 }
 
-/* Flow states (see engine.c for the state machine). */
+/* Flow states (state machine: engine.c's header; overview: docs/design.md). */
 enum hw_flow_state {
 	HW_FS_SEARCH = 0,	/* no record boundary known: stream scan */
 	HW_FS_TRACK,		/* following a candidate, resync requested */

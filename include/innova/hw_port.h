@@ -2,11 +2,11 @@
 /*
  * Innova hardware model: portability shim.
  *
- * The engine core (module/hw/engine.c) is one C source that builds both in
- * the kernel module and on the host (unit tests, differential tests,
- * fuzzing).  This header is the only place that differs between the two:
- * fixed-width types, errno values, memory helpers and big-endian load/store
- * helpers written in plain C.
+ * The engine core (the sources module/hw/sources.mk lists) builds unchanged
+ * both in the kernel module and on the host (unit tests, differential
+ * tests, fuzzing).  This header is the only place that differs between the
+ * two: fixed-width types, errno values, memory helpers and big-endian
+ * load/store helpers written in plain C.
  */
 #ifndef INNOVA_HW_PORT_H
 #define INNOVA_HW_PORT_H

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Innova hardware engine: what its three sources share, and nothing the
+ * driver or the tests may use (their interface is <innova/hw_engine.h>).
+ *
+ *   engine.c      flow table, keys, record tracker, resync, frame parsing
+ *   gcm_stream.c  crypto backend calls and streaming AES-GCM of a record
+ *   reorder.c     reorder recovery: the walk over late data
+ *
+ * The flow states and the per-record modes are described at the top of
+ * engine.c, the reorder walk at the top of reorder.c.
+ */
+#ifndef INNOVA_HW_ENGINE_PRIV_H
+#define INNOVA_HW_ENGINE_PRIV_H
+
+#include <innova/hw_engine.h>
+
+/* TLS 1.2 AES-GCM record layout */
+#define HW_TLS_HDR		5
+#define HW_TLS_PREFIX		13	/* header + explicit nonce */
+#define HW_TLS_TAG		16
+#define HW_TLS_L_MIN		24
+#define HW_TLS_L_MAX		(HW_TLS_MAX_PLAIN + 24)
+#define HW_TLS_CT_CCS		0x14
+
+#define HW_RING_N		16	/* followed headers remembered */
+#define HW_REQ_N		4	/* resync requests remembered */
+#define HW_NO_END		(~(u64)0)	/* key has no last record */
+
+#define HW_RO_GAPS		4	/* gaps remembered while recovering */
+#define HW_RO_POST		(HW_TLS_PREFIX - 1) /* bytes kept after a gap */
+#define HW_RO_MAX_SPAN		0x100000u /* give up 1 MiB behind the stream */
+
+/* How the current record is processed, decided at its first byte. */
+enum hw_rec_mode {
+	HW_RM_FOLLOW = 0,	/* length only */
+	HW_RM_VERIFY,		/* GHASH + tag check, delivered untouched */
+	HW_RM_DEC,		/* decrypt + GHASH + tag check */
+	HW_RM_DECNA,		/* DEC record after a hole: no tag check */
+};
+
+static inline bool hw_rm_decrypts(u8 m)
+{
+	return m == HW_RM_DEC || m == HW_RM_DECNA;
+}
+
+/* The record the stream is in (TRACK/SHADOW/SYNC/NOKEY). */
+struct hw_record {
+	u32 seq;		/* TCP seq of its header */
+	u32 pos;		/* bytes of it seen */
+	u32 len;		/* 5 + L once pos >= 5 */
+	u8 mode;		/* enum hw_rec_mode */
+	bool hole;		/* a hole skipped bytes of this record */
+	bool crypto_err;	/* a backend call failed (this record) */
+	bool fail;		/* record poisoned by a backend error */
+	u8 hdr[HW_TLS_PREFIX];	/* header and explicit nonce */
+	u64 idx;		/* chain index; rn = idx + rn_off */
+	struct hw_crypto_key *key;	/* the key its crypto uses */
+};
+
+/* Streaming AES-GCM of the current record (gcm_stream.c). */
+struct hw_gcm_stream {
+	u8 ghash[16];		/* GHASH accumulator */
+	u8 buf[16];		/* GHASH input short of a whole block */
+	u8 fill;		/* bytes in buf */
+	bool ks_valid;		/* ks holds the keystream of block ks_blk */
+	u32 ks_blk;
+	u8 ks[16];
+	u8 ctr[16];		/* J0: salt | explicit nonce | 1 */
+	u8 ekj0[16];		/* E_K(J0), masks the tag */
+	u8 tag[16];		/* the record's tag as received */
+};
+
+struct hw_ring_ent {
+	u32 seq;
+	u64 idx;
+};
+
+/*
+ * Headers followed since the chain started and the resync requests issued
+ * for them, by chain index: a confirmation for one of their seqs gives
+ * the chain its record numbers.
+ */
+struct hw_chain {
+	struct hw_ring_ent ring[HW_RING_N];	/* followed headers */
+	u8 ring_n;
+	u8 ring_head;
+	struct hw_ring_ent req[HW_REQ_N];	/* requests issued */
+	u8 req_n;
+	u8 req_head;
+	u64 next_req_idx;	/* exponential back-off of requests */
+};
+
+/* a gap in the stream seen while recovering, with the bytes right after it */
+struct hw_ro_gap {
+	u32 start;
+	u32 end;
+	u8 post[HW_RO_POST];
+	u8 npost;
+};
+
+/*
+ * Reorder recovery: the true record chain, walked from the last known
+ * boundary across the gap(s) with late data (reorder.c).
+ */
+struct hw_reorder {
+	bool valid;
+	bool was_sync;		/* the flow was SYNC when the gap hit */
+	u8 pn;			/* prefix bytes of the walked record known */
+	u8 ngap;
+	u8 pre[HW_TLS_PREFIX];
+	u32 seq;		/* walked record: header seq */
+	u64 rn;			/* and its record number */
+	u64 end_rn;		/* a walked CCS ends the key here */
+	struct hw_ro_gap gap[HW_RO_GAPS];
+};
+
+/* Forward jumps of the stream: bound, and taking back one that was not data. */
+struct hw_jump_watch {
+	u32 max_ahead;		/* largest forward jump followed, bytes */
+	bool pending;		/* no new data since the last forward gap */
+	u8 old_run;		/* wholly old frames since then */
+	u32 old_hi;		/* highest end of that old data */
+};
+
+/* A resync confirmation for a seq ahead of the stream, kept until reached. */
+struct hw_resync_hint {
+	bool valid;
+	u32 seq;
+	u64 rn;
+};
+
+struct hw_key_slot {
+	struct hw_crypto_key *k;
+	u64 from_rn;
+	u8 salt[4];
+	bool verified;		/* a tag under this key matched this stream */
+	bool bad;		/* failed its first verification */
+	bool from_update;	/* came from a key update command */
+};
+
+struct hw_flow_keys {
+	struct hw_key_slot cur;
+	struct hw_key_slot nxt;	/* key update not yet in effect */
+	struct hw_crypto_key *retired;	/* handed back at the next command */
+	u64 end_rn;		/* cur unusable from this record number */
+	bool end_idx_valid;	/* CCS seen while numbers unknown: */
+	u64 end_idx;		/* cur unusable from this chain index */
+};
+
+struct hw_flow {
+	u16 gen;
+	bool used;
+	u32 hnext;		/* hash chain / free list: index + 1, 0 = end */
+	struct hw_flow_tuple t;
+	enum hw_flow_state state;
+
+	bool exp_valid;
+	u32 exp_seq;		/* next in-order stream byte */
+
+	struct hw_record rec;
+	u64 rn_off;		/* record number of chain index 0 */
+	bool rn_known;
+
+	/* SEARCH: last stream bytes before exp_seq */
+	u8 carry[4];
+	u8 ncarry;
+
+	struct hw_gcm_stream gcm;
+	struct hw_chain chain;
+	struct hw_reorder ro;
+	struct hw_jump_watch jump;
+	struct hw_resync_hint hint;
+	struct hw_flow_keys keys;
+
+	struct hw_stats st;
+};
+
+struct hw_engine {
+	u32 capacity;
+	u32 nbuckets;		/* power of two */
+	u32 nflows;
+	u32 free_head;		/* index + 1 */
+	struct hw_flow *flows;
+	u32 *buckets;		/* index + 1 */
+	bool reorder_recovery;	/* read late frames to regain sync */
+	u32 crypto_fail_next;	/* injected backend failures pending */
+	struct hw_stats st;
+};
+
+/* per-frame scratch */
+struct hw_rx_ctx {
+	struct hw_engine *eng;
+	u8 *out;		/* output pointer for the current byte */
+	bool markable;
+	bool tag_fail;
+	bool req;
+	u32 req_seq;
+	u32 events;
+};
+
+/* Count in the flow and engine-wide at once (fld: a struct hw_stats field). */
+static inline void hw_stat_add(struct hw_stats *eng_st, struct hw_stats *flow_st,
+			       size_t off, u64 v)
+{
+	*(u64 *)((u8 *)eng_st + off) += v;
+	*(u64 *)((u8 *)flow_st + off) += v;
+}
+
+#define HW_STAT_ADD(e, f, fld, v) \
+	hw_stat_add(&(e)->st, &(f)->st, offsetof(struct hw_stats, fld), v)
+#define HW_STAT_INC(e, f, fld)	HW_STAT_ADD(e, f, fld, 1)
+
+static inline bool hw_seq_before(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0;
+}
+
+static inline bool hw_seq_after(u32 a, u32 b)
+{
+	return hw_seq_before(b, a);
+}
+
+static inline u32 hw_min_u32(u32 a, u32 b)
+{
+	return a < b ? a : b;
+}
+
+static inline void hw_ring_push(struct hw_ring_ent *r, u8 *n, u8 *head, u8 cap,
+				u32 seq, u64 idx)
+{
+	r[*head].seq = seq;
+	r[*head].idx = idx;
+	*head = (u8)((*head + 1) % cap);
+	if (*n < cap)
+		(*n)++;
+}
+
+static inline bool hw_ring_find(const struct hw_ring_ent *r, u8 n, u32 seq,
+				u64 *idx)
+{
+	u8 i;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].seq == seq) {
+			*idx = r[i].idx;
+			return true;
+		}
+	}
+	return false;
+}
+
+static inline void hw_set_state(struct hw_rx_ctx *cx, struct hw_flow *f,
+				enum hw_flow_state s)
+{
+	if (f->state == HW_FS_SYNC && s != HW_FS_SYNC) {
+		if (cx)
+			cx->events |= HW_EV_SYNC_LOST;
+	}
+	f->state = s;
+}
+
+/* engine.c */
+void hw_chain_reset(struct hw_flow *f, u32 seq);
+struct hw_key_slot *hw_select_key(struct hw_rx_ctx *cx, struct hw_flow *f,
+				  u64 rn);
+
+/* gcm_stream.c */
+void hw_record_crypto_fail(struct hw_rx_ctx *cx, struct hw_flow *f);
+void hw_gcm_init(struct hw_rx_ctx *cx, struct hw_flow *f, const u8 salt[4]);
+void hw_gcm_ghash(struct hw_flow *f, const u8 *in, u32 n);
+void hw_gcm_decrypt(struct hw_rx_ctx *cx, struct hw_flow *f, u32 off,
+		    const u8 *in, u8 *out, u32 n);
+void hw_gcm_decrypt_ghash(struct hw_rx_ctx *cx, struct hw_flow *f, u32 off,
+			  const u8 *in, u8 *out, u32 n);
+bool hw_gcm_check(struct hw_flow *f);
+void hw_gcm_drop_keystream(struct hw_flow *f);
+
+/* reorder.c */
+void hw_ro_cancel(struct hw_flow *f);
+void hw_ro_start(struct hw_flow *f, u32 seq);
+void hw_ro_add_gap(struct hw_flow *f, u32 seq);
+void hw_ro_post(struct hw_flow *f, u32 seq, const u8 *d, u32 n);
+void hw_ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n);
+void hw_ro_try(struct hw_rx_ctx *cx, struct hw_flow *f);
+
+#endif /* INNOVA_HW_ENGINE_PRIV_H */

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Innova hardware engine: reorder recovery ("reorder-good",
+ * Documentation/networking/tls-offload.rst in the kernel tree).
+ *
+ * When a gap loses sync while record numbers are known (SYNC, SHADOW,
+ * NOKEY), the engine remembers the current record (header seq, header
+ * bytes seen, number), whether it was SYNC, and the gap, plus the first
+ * HW_RO_POST in-order bytes after it (a header may straddle the gap's
+ * end).  Stream scan, candidate following and resync requests go on
+ * exactly as before.  Old data (the late frame, a retransmit, its
+ * duplicates, pieces of it in any order) is still never marked and
+ * changes no stream state, but is READ: the walk takes the true header(s)
+ * from it and steps from record to record (several headers per late
+ * frame, several late frames per gap, up to HW_RO_GAPS gaps in a row, CCS
+ * records noted for the key epoch) while the next header lies before the
+ * stream position.  It ends
+ *  - caught up: the walk reaches the record containing exp_seq; that
+ *    record becomes the current one (candidates followed since lay inside
+ *    it, so they were false and the chain restarts there);
+ *  - connected: the walk reaches a header the engine followed (ring): its
+ *    chain index now has a number;
+ *  - given up: the next header lies in bytes that passed unread (neither
+ *    a gap nor kept) or the walk got too long (HW_RO_MAX_SPAN): the resync
+ *    path simply continues; nothing was changed.
+ * On success the numbers are set without a kernel round trip
+ * (reorder_recovered, HW_EV_REORDER_RECOVERED).  A kernel confirmation
+ * for an earlier request then agrees (resync_ok) or names a seq no longer
+ * known (resync_skip); a kernel-supplied number (confirmation, hint)
+ * arriving first cancels the walk.  No shadow record: the SHADOW rule (flow
+ * states, top of engine.c) asks for one when numbers come from outside;
+ * here the boundaries are the ones the kernel's strparser parses from the
+ * same bytes, counted from a boundary whose number and key were verified
+ * (SYNC before the gap), and the GCM nonce comes from the record itself,
+ * so plaintext only depends on key and boundary.  Every record decrypted
+ * afterwards still has its tag checked.  If the flow was not SYNC before
+ * the gap, or the key in use has not been verified, it resumes in SHADOW
+ * instead.  The record in progress when sync returns already went up
+ * partly untouched: in SYNC, with its prefix (nonce) known and no hole in
+ * it, its rest is DECNA (mixed anyway, like after a hole) so the next
+ * record starts in a markable frame; else it is followed.  State: fixed
+ * size per flow (struct hw_reorder).
+ *
+ * engine.c drives the walk: a gap starts it (hw_ro_start()) or adds to it
+ * (hw_ro_add_gap()), in-order bytes right after a gap are kept
+ * (hw_ro_post()), old data is fed to it (hw_ro_feed()) and then tried
+ * (hw_ro_try()).
+ */
+#include "engine_priv.h"
+
+void hw_ro_cancel(struct hw_flow *f)
+{
+	f->ro.valid = false;
+	f->ro.ngap = 0;
+}
+
+void hw_engine_set_reorder_recovery(struct hw_engine *eng, bool on)
+{
+	u32 i;
+
+	eng->reorder_recovery = on;
+	if (on)
+		return;
+	for (i = 0; i < eng->capacity; i++)	/* walks in progress end */
+		hw_ro_cancel(&eng->flows[i]);
+}
+
+bool hw_engine_reorder_recovery(const struct hw_engine *eng)
+{
+	return eng->reorder_recovery;
+}
+
+/* a header of a record the kernel will parse (same rule as in sync) */
+static bool ro_hdr_ok(const u8 *h)
+{
+	u16 l = hw_get_be16(h + 3);
+
+	return h[1] == 3 && h[2] == 3 && l >= HW_TLS_L_MIN && l <= HW_TLS_L_MAX;
+}
+
+/*
+ * Sync is lost at the gap [exp_seq, seq) with record numbers known: start
+ * walking the true chain from the current record.  Its header bytes seen
+ * so far are valid (a hole needs a complete header first).
+ */
+void hw_ro_start(struct hw_flow *f, u32 seq)
+{
+	struct hw_ro_gap *g = &f->ro.gap[0];
+
+	if (!f->rn_known || f->state == HW_FS_SEARCH ||
+	    f->state == HW_FS_TRACK)
+		return;		/* numbers unknown: keep any walk going */
+	f->ro.valid = true;
+	f->ro.was_sync = f->state == HW_FS_SYNC;
+	f->ro.seq = f->rec.seq;
+	f->ro.pn = (u8)hw_min_u32(f->rec.pos, HW_TLS_HDR);
+	memcpy(f->ro.pre, f->rec.hdr, f->ro.pn);
+	f->ro.rn = f->rec.idx + f->rn_off;
+	f->ro.end_rn = HW_NO_END;
+	f->ro.ngap = 1;
+	g->start = f->exp_seq;
+	g->end = seq;
+	g->npost = 0;
+}
+
+/* another gap while recovering (engine in SEARCH/TRACK) */
+void hw_ro_add_gap(struct hw_flow *f, u32 seq)
+{
+	struct hw_ro_gap *g;
+
+	if (f->ro.ngap >= HW_RO_GAPS || f->state == HW_FS_SYNC ||
+	    f->state == HW_FS_SHADOW || f->state == HW_FS_NOKEY ||
+	    seq - f->ro.seq > HW_RO_MAX_SPAN) {
+		hw_ro_cancel(f);
+		return;
+	}
+	g = &f->ro.gap[f->ro.ngap++];
+	g->start = f->exp_seq;
+	g->end = seq;
+	g->npost = 0;
+}
+
+/* keep the first in-order bytes after the last gap */
+void hw_ro_post(struct hw_flow *f, u32 seq, const u8 *d, u32 n)
+{
+	struct hw_ro_gap *g = &f->ro.gap[f->ro.ngap - 1];
+	u32 m;
+
+	if (g->npost >= HW_RO_POST || seq != g->end + g->npost)
+		return;
+	m = hw_min_u32(n, HW_RO_POST - g->npost);
+	memcpy(g->post + g->npost, d, m);
+	g->npost += (u8)m;
+}
+
+/* walked record complete and ended at or before exp_seq: next record */
+static void ro_advance(struct hw_flow *f)
+{
+	while (f->ro.valid && f->ro.pn >= HW_TLS_HDR) {
+		u32 nx = f->ro.seq + HW_TLS_HDR + hw_get_be16(f->ro.pre + 3);
+
+		if (hw_seq_after(nx, f->exp_seq))
+			return;
+		if (f->ro.pre[0] == HW_TLS_CT_CCS &&
+		    f->ro.rn + 1 < f->ro.end_rn)
+			f->ro.end_rn = f->ro.rn + 1;
+		f->ro.seq = nx;
+		f->ro.pn = 0;
+		f->ro.rn++;
+	}
+}
+
+/* stream bytes [seq, seq + n) (late data or kept bytes) for the walk */
+void hw_ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n)
+{
+	for (;;) {
+		u32 o, m;
+
+		ro_advance(f);
+		if (!f->ro.valid || f->ro.pn >= HW_TLS_PREFIX)
+			return;
+		o = f->ro.seq + f->ro.pn - seq;
+		if (o >= n)
+			return;
+		m = hw_min_u32(n - o, (u32)HW_TLS_PREFIX - f->ro.pn);
+		memcpy(f->ro.pre + f->ro.pn, d + o, m);
+		if (f->ro.pn < HW_TLS_HDR && f->ro.pn + m >= HW_TLS_HDR &&
+		    !ro_hdr_ok(f->ro.pre)) {
+			/* the kernel will fail it too */
+			hw_ro_cancel(f);
+			return;
+		}
+		f->ro.pn += (u8)m;
+	}
+}
+
+/*
+ * Numbers known again; the current record (rec.pos > 0) was seen without
+ * crypto.  In SYNC, with its prefix known and no hole in it, the rest is
+ * decrypted without tag check (DECNA: it is mixed anyway, as its first
+ * part went up untouched) so that the next record starts in a markable
+ * frame; otherwise it is followed.
+ */
+static void ro_resume(struct hw_rx_ctx *cx, struct hw_flow *f, bool prefix_ok)
+{
+	bool sync = f->ro.was_sync && f->keys.cur.verified;
+	struct hw_key_slot *ks;
+
+	if (f->ro.end_rn < f->keys.end_rn)
+		f->keys.end_rn = f->ro.end_rn;
+	hw_ro_cancel(f);
+	hw_set_state(cx, f, sync ? HW_FS_SYNC : HW_FS_SHADOW);
+	HW_STAT_INC(cx->eng, f, reorder_recovered);
+	cx->events |= HW_EV_REORDER_RECOVERED | (sync ? HW_EV_SYNCED : 0);
+	f->rec.mode = HW_RM_FOLLOW;
+	f->rec.key = NULL;
+	if (!f->rec.pos || !sync || !prefix_ok || f->rec.hole)
+		return;
+	ks = hw_select_key(cx, f, f->rec.idx + f->rn_off);
+	if (!ks || !ks->verified || f->state != HW_FS_SYNC)
+		return;
+	f->rec.key = ks->k;
+	f->rec.mode = HW_RM_DECNA;
+	if (f->rec.pos >= HW_TLS_PREFIX)
+		hw_gcm_init(cx, f, ks->salt);
+}
+
+/* the walk reached a header the engine followed (chain index idx) */
+static void ro_connect(struct hw_rx_ctx *cx, struct hw_flow *f, u64 idx)
+{
+	f->rn_off = f->ro.rn - idx;
+	f->rn_known = true;
+	if (f->keys.end_idx_valid) {
+		u64 e = f->keys.end_idx + f->rn_off;
+
+		if (e < f->keys.end_rn)
+			f->keys.end_rn = e;
+		f->keys.end_idx_valid = false;
+	}
+	ro_resume(cx, f, true);
+}
+
+/*
+ * The walk caught up with the stream: the record containing exp_seq is
+ * the walked one.  Whatever candidate the engine followed since the gap
+ * lies inside a record, i.e. was false: restart the chain here.
+ */
+static void ro_catch_up(struct hw_rx_ctx *cx, struct hw_flow *f)
+{
+	u32 rpos = f->exp_seq - f->ro.seq;
+
+	hw_chain_reset(f, f->ro.seq);
+	f->rec.pos = rpos;
+	if (f->ro.pn >= HW_TLS_HDR)
+		f->rec.len = HW_TLS_HDR + hw_get_be16(f->ro.pre + 3);
+	memcpy(f->rec.hdr, f->ro.pre, f->ro.pn);
+	f->rn_off = f->ro.rn;
+	f->rn_known = true;
+	f->ncarry = 0;
+	if (rpos)
+		hw_ring_push(f->chain.ring, &f->chain.ring_n,
+			     &f->chain.ring_head, HW_RING_N, f->rec.seq, 0);
+	ro_resume(cx, f, f->ro.pn >= hw_min_u32(rpos, HW_TLS_PREFIX));
+}
+
+static bool ro_in_gap(const struct hw_flow *f, u32 p)
+{
+	u8 i;
+
+	for (i = 0; i < f->ro.ngap; i++) {
+		if (p - f->ro.gap[i].start < f->ro.gap[i].end -
+		    f->ro.gap[i].start)
+			return true;
+	}
+	return false;
+}
+
+/* after late data was fed: resume, keep waiting, or give up */
+void hw_ro_try(struct hw_rx_ctx *cx, struct hw_flow *f)
+{
+	bool again;
+	u64 idx;
+	u8 i;
+
+	if (!f->ro.valid)
+		return;
+	if ((f->state != HW_FS_SEARCH && f->state != HW_FS_TRACK) ||
+	    f->exp_seq - f->ro.seq > HW_RO_MAX_SPAN) {
+		hw_ro_cancel(f);
+		return;
+	}
+	do {
+		u32 p, pn0 = f->ro.pn, s0 = f->ro.seq;
+
+		again = false;
+		ro_advance(f);
+		if (!f->ro.valid)
+			return;
+		if (f->ro.pn >= HW_TLS_HDR ||
+		    f->ro.seq + f->ro.pn == f->exp_seq) {
+			ro_catch_up(cx, f);
+			return;
+		}
+		if (hw_ring_find(f->chain.ring, f->chain.ring_n, f->ro.seq,
+				 &idx)) {
+			ro_connect(cx, f, idx);
+			return;
+		}
+		/* header bytes kept right after a gap */
+		p = f->ro.seq + f->ro.pn;
+		for (i = 0; i < f->ro.ngap; i++) {
+			struct hw_ro_gap *g = &f->ro.gap[i];
+
+			if (p - g->end < g->npost) {
+				hw_ro_feed(f, g->end, g->post, g->npost);
+				again = f->ro.valid && (f->ro.pn != pn0 ||
+							f->ro.seq != s0);
+				break;
+			}
+		}
+	} while (again);
+	/* passed unseen: the resync path goes on */
+	if (f->ro.valid && !ro_in_gap(f, f->ro.seq + f->ro.pn))
+		hw_ro_cancel(f);
+}
+
