@@ -2,10 +2,15 @@
 /*
  * Innova cable: seeded, reproducible faults on one direction of the wire.
  *
- * Every port owns the direction it transmits on (struct innova_wire). A
- * frame put on the cable goes through, in this order:
+ * Every port owns the direction it transmits on (struct innova_cable,
+ * port->cable); nothing outside this file touches it. A frame put on the
+ * cable (innova_cable_xmit()) goes through, in this order:
  *
  *   drop -> corrupt -> duplicate -> reorder (hold) -> delay -> peer RX ring
+ *
+ * and leaves it through innova_rx_enqueue() (main.c), the peer's RX DMA.
+ * That is the one call back into main.c: the hold and delay timers release
+ * frames on their own, so the cable end has to push them to the RX side.
  *
  * Decisions come from a splitmix64 PRNG reset by the "seed" knob, so a run
  * with the same seed, knobs and frame sequence hits the same frames. With
@@ -23,9 +28,11 @@
  * (its ACK covers data never sent) but a NIC sees.
  *
  * The knobs and counters live in debugfs (innova_cable_debugfs_add()):
- * writes outside a knob's range fail with -EINVAL and change nothing.
+ * writes outside a knob's range fail with -EINVAL and change nothing. The
+ * counters' names (innova_cable_stat_names) are used by debugfs and, with
+ * INNOVA_CABLE_STAT_PREFIX, by "ethtool -S" and the "counters" file.
  *
- * Locking: wire->lock protects the PRNG, the held frame and the delay
+ * Locking: cable->lock protects the PRNG, the held frame and the delay
  * queue; it is taken from ndo_start_xmit (BH off) and the soft hrtimers
  * (softirq), with _bh from process context. Frames leaving the wire are
  * collected under the lock and handed to the peer after dropping it.
@@ -43,25 +50,25 @@
 
 #include "innova.h"
 
-#define INNOVA_PPM		1000000U
-#define INNOVA_MAX_DELAY_MS	10000U
-#define INNOVA_MANGLE_VID	7	/* no sub-interface uses it */
+#define INNOVA_CABLE_PPM		1000000U
+#define INNOVA_CABLE_MAX_DELAY	10000U
+#define INNOVA_CABLE_MANGLE_VID	7	/* no sub-interface uses it */
 
-enum innova_dup_mangle {
-	INNOVA_MANGLE_NONE,
-	INNOVA_MANGLE_OTHERHOST,
-	INNOVA_MANGLE_VLAN,
-	INNOVA_MANGLE_MAX = INNOVA_MANGLE_VLAN,
+enum innova_cable_dup_mangle {
+	INNOVA_CABLE_MANGLE_NONE,
+	INNOVA_CABLE_MANGLE_OTHERHOST,
+	INNOVA_CABLE_MANGLE_VLAN,
+	INNOVA_CABLE_MANGLE_MAX = INNOVA_CABLE_MANGLE_VLAN,
 };
 
-struct innova_wire_cb {
+struct innova_cable_cb {
 	ktime_t due;
 };
 
-#define INNOVA_WIRE_CB(skb)	((struct innova_wire_cb *)(skb)->cb)
+#define INNOVA_CABLE_CB(skb)	((struct innova_cable_cb *)(skb)->cb)
 
 /* Offsets of a TCP segment inside a linear Ethernet frame. */
-struct innova_tcp_frame {
+struct innova_cable_tcp {
 	unsigned int l3;
 	unsigned int l4;
 	unsigned int payload;
@@ -69,29 +76,29 @@ struct innova_tcp_frame {
 	bool v6;
 };
 
-static u64 innova_prng_next(struct innova_wire *w)
+static u64 innova_cable_prng(struct innova_cable *c)
 {
-	u64 z = (w->prng += 0x9e3779b97f4a7c15ULL);
+	u64 z = (c->prng += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
 }
 
-static u32 innova_prng_below(struct innova_wire *w, u32 n)
+static u32 innova_cable_below(struct innova_cable *c, u32 n)
 {
-	return (u32)(innova_prng_next(w) >> 32) % n;
+	return (u32)(innova_cable_prng(c) >> 32) % n;
 }
 
-static bool innova_roll(struct innova_wire *w, u32 ppm)
+static bool innova_cable_roll(struct innova_cable *c, u32 ppm)
 {
 	if (!ppm)
 		return false;
-	return innova_prng_below(w, INNOVA_PPM) < ppm;
+	return innova_cable_below(c, INNOVA_CABLE_PPM) < ppm;
 }
 
-static bool innova_parse_tcp(const struct sk_buff *skb,
-			     struct innova_tcp_frame *f)
+static bool innova_cable_parse_tcp(const struct sk_buff *skb,
+				   struct innova_cable_tcp *f)
 {
 	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
 	const struct tcphdr *th;
@@ -142,16 +149,16 @@ static bool innova_parse_tcp(const struct sk_buff *skb,
 	return th->doff >= 5 && f->payload <= f->end;
 }
 
-static bool innova_tcp_with_payload(const struct sk_buff *skb)
+static bool innova_cable_has_payload(const struct sk_buff *skb)
 {
-	struct innova_tcp_frame f;
+	struct innova_cable_tcp f;
 
-	return innova_parse_tcp(skb, &f) && f.payload < f.end;
+	return innova_cable_parse_tcp(skb, &f) && f.payload < f.end;
 }
 
 /* What a broken middlebox does after mangling the payload. */
-static void innova_tcp_fix_csum(struct sk_buff *skb,
-				const struct innova_tcp_frame *f)
+static void innova_cable_fix_csum(struct sk_buff *skb,
+				  const struct innova_cable_tcp *f)
 {
 	struct tcphdr *th = (struct tcphdr *)(skb->data + f->l4);
 	unsigned int tcplen = f->end - f->l4;
@@ -175,22 +182,22 @@ static void innova_tcp_fix_csum(struct sk_buff *skb,
 }
 
 /* Flip one byte of the TCP payload (any byte past L2 for other frames). */
-static void innova_corrupt(struct innova_wire *w, struct sk_buff *skb,
-			   bool fix_csum)
+static void innova_cable_corrupt(struct innova_cable *c, struct sk_buff *skb,
+				 bool fix_csum)
 {
-	u8 flip = (u8)innova_prng_below(w, 255) + 1;
-	struct innova_tcp_frame f;
+	u8 flip = (u8)innova_cable_below(c, 255) + 1;
+	struct innova_cable_tcp f;
 	unsigned int off;
 
-	if (innova_parse_tcp(skb, &f) && f.payload < f.end) {
-		off = f.payload + innova_prng_below(w, f.end - f.payload);
+	if (innova_cable_parse_tcp(skb, &f) && f.payload < f.end) {
+		off = f.payload + innova_cable_below(c, f.end - f.payload);
 		skb->data[off] ^= flip;
 		if (fix_csum)
-			innova_tcp_fix_csum(skb, &f);
+			innova_cable_fix_csum(skb, &f);
 		return;
 	}
 	if (skb->len > ETH_HLEN) {
-		off = ETH_HLEN + innova_prng_below(w, skb->len - ETH_HLEN);
+		off = ETH_HLEN + innova_cable_below(c, skb->len - ETH_HLEN);
 		skb->data[off] ^= flip;
 	}
 }
@@ -200,18 +207,18 @@ static void innova_corrupt(struct innova_wire *w, struct sk_buff *skb,
  * the frame tagged with a VLAN nobody configured. The receiving stack
  * drops both (PACKET_OTHERHOST). false: leave the duplicate unsent.
  */
-static bool innova_mangle(struct sk_buff *skb, u32 how)
+static bool innova_cable_mangle(struct sk_buff *skb, u32 how)
 {
 	struct ethhdr *eth = (struct ethhdr *)skb->data;
 
 	switch (how) {
-	case INNOVA_MANGLE_OTHERHOST:
+	case INNOVA_CABLE_MANGLE_OTHERHOST:
 		eth->h_dest[ETH_ALEN - 1] ^= 0x40;	/* still unicast */
 		return true;
-	case INNOVA_MANGLE_VLAN:
+	case INNOVA_CABLE_MANGLE_VLAN:
 		/* frees skb on failure */
 		return vlan_insert_tag(skb, htons(ETH_P_8021Q),
-				       INNOVA_MANGLE_VID) != NULL;
+				       INNOVA_CABLE_MANGLE_VID) != NULL;
 	}
 	return true;
 }
@@ -222,13 +229,14 @@ static bool innova_mangle(struct sk_buff *skb, u32 how)
  * 3.9) after checking the checksum, which stays valid, so only a NIC that
  * believes any sequence number sees it as the stream.
  */
-static struct sk_buff *innova_ahead_copy(struct sk_buff *frame, u32 ahead)
+static struct sk_buff *innova_cable_ahead_copy(struct sk_buff *frame,
+					       u32 ahead)
 {
-	struct innova_tcp_frame f;
+	struct innova_cable_tcp f;
 	struct sk_buff *skb;
 	struct tcphdr *th;
 
-	if (!innova_parse_tcp(frame, &f) || f.payload >= f.end)
+	if (!innova_cable_parse_tcp(frame, &f) || f.payload >= f.end)
 		return NULL;
 	skb = skb_copy(frame, GFP_ATOMIC);
 	if (!skb)
@@ -236,285 +244,312 @@ static struct sk_buff *innova_ahead_copy(struct sk_buff *frame, u32 ahead)
 	th = (struct tcphdr *)(skb->data + f.l4);
 	th->seq = htonl(ntohl(th->seq) + ahead);
 	th->ack_seq = htonl(ntohl(th->ack_seq) + (1U << 30));
-	innova_tcp_fix_csum(skb, &f);
+	innova_cable_fix_csum(skb, &f);
 	return skb;
 }
 
-static void innova_deliver_list(struct innova_port *port,
-				struct sk_buff_head *out)
-{
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(out)))
-		innova_wire_deliver(port, skb);
-}
-
-/* ---- delay stage (wire->lock held) ---- */
-
-static void innova_delay_release(struct innova_wire *w, ktime_t now,
+static void innova_cable_deliver(struct innova_port *port,
 				 struct sk_buff_head *out)
 {
 	struct sk_buff *skb;
 
-	while ((skb = skb_peek(&w->delayq)) &&
-	       ktime_compare(INNOVA_WIRE_CB(skb)->due, now) <= 0) {
-		__skb_unlink(skb, &w->delayq);
+	while ((skb = __skb_dequeue(out)))
+		innova_rx_enqueue(port, skb);
+}
+
+/* ---- delay stage (cable lock held) ---- */
+
+static void innova_cable_delay_release(struct innova_cable *c, ktime_t now,
+				       struct sk_buff_head *out)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_peek(&c->delayq)) &&
+	       ktime_compare(INNOVA_CABLE_CB(skb)->due, now) <= 0) {
+		__skb_unlink(skb, &c->delayq);
 		__skb_queue_tail(out, skb);
 	}
 }
 
-static void innova_delay_arm(struct innova_wire *w)
+static void innova_cable_delay_arm(struct innova_cable *c)
 {
-	struct sk_buff *head = skb_peek(&w->delayq);
+	struct sk_buff *head = skb_peek(&c->delayq);
 	ktime_t due;
 
 	if (!head)
 		return;
-	due = INNOVA_WIRE_CB(head)->due;
-	if (!hrtimer_is_queued(&w->delay_timer) ||
-	    ktime_compare(hrtimer_get_expires(&w->delay_timer), due))
-		hrtimer_start(&w->delay_timer, due, HRTIMER_MODE_ABS_SOFT);
+	due = INNOVA_CABLE_CB(head)->due;
+	if (!hrtimer_is_queued(&c->delay_timer) ||
+	    ktime_compare(hrtimer_get_expires(&c->delay_timer), due))
+		hrtimer_start(&c->delay_timer, due, HRTIMER_MODE_ABS_SOFT);
 }
 
-static void innova_delay_stage(struct innova_wire *w, struct sk_buff *skb,
-			       struct sk_buff_head *out)
+static void innova_cable_delay_stage(struct innova_cable *c,
+				     struct sk_buff *skb,
+				     struct sk_buff_head *out)
 {
-	u32 delay = min(READ_ONCE(w->cfg.delay_ms), INNOVA_MAX_DELAY_MS);
+	u32 delay = min(READ_ONCE(c->cfg.delay_ms), INNOVA_CABLE_MAX_DELAY);
 	ktime_t now;
 
 	/* Frames still queued keep their place even when delay is now 0. */
-	if (!delay && skb_queue_empty(&w->delayq)) {
+	if (!delay && skb_queue_empty(&c->delayq)) {
 		__skb_queue_tail(out, skb);
 		return;
 	}
 	now = ktime_get();
-	INNOVA_WIRE_CB(skb)->due = ktime_add_ms(now, delay);
+	INNOVA_CABLE_CB(skb)->due = ktime_add_ms(now, delay);
 	if (delay)
-		atomic64_inc(&w->cnt[INNOVA_CABLE_DELAYED]);
-	__skb_queue_tail(&w->delayq, skb);
-	innova_delay_release(w, now, out);
-	innova_delay_arm(w);
+		atomic64_inc(&c->cnt[INNOVA_CABLE_DELAYED]);
+	__skb_queue_tail(&c->delayq, skb);
+	innova_cable_delay_release(c, now, out);
+	innova_cable_delay_arm(c);
 }
 
-/* ---- reorder stage (wire->lock held) ---- */
+/* ---- reorder stage (cable lock held) ---- */
 
-static void innova_release_held(struct innova_wire *w,
-				struct sk_buff_head *out)
+static void innova_cable_release_held(struct innova_cable *c,
+				      struct sk_buff_head *out)
 {
-	struct sk_buff *held = w->held;
+	struct sk_buff *held = c->held;
 
-	w->held = NULL;
-	innova_delay_stage(w, held, out);
+	c->held = NULL;
+	innova_cable_delay_stage(c, held, out);
 }
 
-static void innova_reorder_stage(struct innova_wire *w, struct sk_buff *skb,
-				 bool may_hold, struct sk_buff_head *out)
+static void innova_cable_reorder_stage(struct innova_cable *c,
+				       struct sk_buff *skb, bool may_hold,
+				       struct sk_buff_head *out)
 {
 	u32 hold_ms;
 
-	if (w->held) {
-		innova_delay_stage(w, skb, out);
-		if (++w->held_passed >= max(READ_ONCE(w->cfg.reorder_gap), 1U)) {
-			hrtimer_try_to_cancel(&w->hold_timer);
-			innova_release_held(w, out);
+	if (c->held) {
+		innova_cable_delay_stage(c, skb, out);
+		if (++c->held_passed >= max(READ_ONCE(c->cfg.reorder_gap), 1U)) {
+			hrtimer_try_to_cancel(&c->hold_timer);
+			innova_cable_release_held(c, out);
 		}
 		return;
 	}
 
-	if (may_hold && innova_roll(w, READ_ONCE(w->cfg.reorder_ppm))) {
-		hold_ms = clamp(READ_ONCE(w->cfg.hold_ms), 1U,
-				INNOVA_MAX_DELAY_MS);
-		w->held = skb;
-		w->held_passed = 0;
-		w->held_due = ktime_add_ms(ktime_get(), hold_ms);
-		atomic64_inc(&w->cnt[INNOVA_CABLE_REORDERED]);
-		hrtimer_start(&w->hold_timer, w->held_due,
+	if (may_hold && innova_cable_roll(c, READ_ONCE(c->cfg.reorder_ppm))) {
+		hold_ms = clamp(READ_ONCE(c->cfg.hold_ms), 1U,
+				INNOVA_CABLE_MAX_DELAY);
+		c->held = skb;
+		c->held_passed = 0;
+		c->held_due = ktime_add_ms(ktime_get(), hold_ms);
+		atomic64_inc(&c->cnt[INNOVA_CABLE_REORDERED]);
+		hrtimer_start(&c->hold_timer, c->held_due,
 			      HRTIMER_MODE_ABS_SOFT);
 		return;
 	}
 
-	innova_delay_stage(w, skb, out);
+	innova_cable_delay_stage(c, skb, out);
 }
 
 void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 {
-	struct innova_wire *w = &port->wire;
-	const struct innova_fault_cfg *c = &w->cfg;
-	u32 drop = READ_ONCE(c->drop_ppm);
-	u32 corrupt = READ_ONCE(c->corrupt_ppm);
-	u32 dup_ppm = READ_ONCE(c->dup_ppm);
-	u32 reorder = READ_ONCE(c->reorder_ppm);
-	u32 mangle = READ_ONCE(c->dup_mangle);
-	u32 ahead = READ_ONCE(c->inject_ahead);
+	struct innova_cable *c = &port->cable;
+	const struct innova_cable_cfg *cfg = &c->cfg;
+	u32 drop = READ_ONCE(cfg->drop_ppm);
+	u32 corrupt = READ_ONCE(cfg->corrupt_ppm);
+	u32 dup_ppm = READ_ONCE(cfg->dup_ppm);
+	u32 reorder = READ_ONCE(cfg->reorder_ppm);
+	u32 mangle = READ_ONCE(cfg->dup_mangle);
+	u32 ahead = READ_ONCE(cfg->inject_ahead);
 	struct sk_buff *dup = NULL, *inj = NULL;
 	struct sk_buff_head out;
 	bool hit = false;
 
 	/* one shot: whoever clears the knob sends the copy */
-	if (unlikely(ahead) && innova_tcp_with_payload(frame) &&
-	    cmpxchg(&w->cfg.inject_ahead, ahead, 0) == ahead) {
-		inj = innova_ahead_copy(frame, ahead);
+	if (unlikely(ahead) && innova_cable_has_payload(frame) &&
+	    cmpxchg(&c->cfg.inject_ahead, ahead, 0) == ahead) {
+		inj = innova_cable_ahead_copy(frame, ahead);
 		if (inj)
-			atomic64_inc(&w->cnt[INNOVA_CABLE_INJECTED]);
+			atomic64_inc(&c->cnt[INNOVA_CABLE_INJECTED]);
 	}
 
 	if (drop | corrupt | dup_ppm | reorder)
-		hit = !READ_ONCE(c->tcp_only) || innova_tcp_with_payload(frame);
+		hit = !READ_ONCE(cfg->tcp_only) || innova_cable_has_payload(frame);
 
 	__skb_queue_head_init(&out);
-	spin_lock(&w->lock);
+	spin_lock(&c->lock);
 
 	if (inj)
-		innova_delay_stage(w, inj, &out);
-	if (hit && innova_roll(w, drop)) {
-		atomic64_inc(&w->cnt[INNOVA_CABLE_DROPPED]);
-		spin_unlock(&w->lock);
+		innova_cable_delay_stage(c, inj, &out);
+	if (hit && innova_cable_roll(c, drop)) {
+		atomic64_inc(&c->cnt[INNOVA_CABLE_DROPPED]);
+		spin_unlock(&c->lock);
 		kfree_skb(frame);
-		innova_deliver_list(port, &out);
+		innova_cable_deliver(port, &out);
 		return;
 	}
-	if (hit && innova_roll(w, corrupt)) {
-		innova_corrupt(w, frame, READ_ONCE(c->corrupt_fix_csum));
-		atomic64_inc(&w->cnt[INNOVA_CABLE_CORRUPTED]);
+	if (hit && innova_cable_roll(c, corrupt)) {
+		innova_cable_corrupt(c, frame, READ_ONCE(cfg->corrupt_fix_csum));
+		atomic64_inc(&c->cnt[INNOVA_CABLE_CORRUPTED]);
 	}
-	if (hit && innova_roll(w, dup_ppm)) {
+	if (hit && innova_cable_roll(c, dup_ppm)) {
 		dup = skb_copy(frame, GFP_ATOMIC);
-		if (dup && mangle && !innova_mangle(dup, mangle))
+		if (dup && mangle && !innova_cable_mangle(dup, mangle))
 			dup = NULL;
 		if (dup)
-			atomic64_inc(&w->cnt[INNOVA_CABLE_DUPLICATED]);
+			atomic64_inc(&c->cnt[INNOVA_CABLE_DUPLICATED]);
 	}
 
 	/* a mangled copy first: a NIC that takes it for the flow then sees
 	 * the real frame as a retransmission
 	 */
 	if (dup && mangle)
-		innova_reorder_stage(w, dup, false, &out);
-	innova_reorder_stage(w, frame, hit, &out);
+		innova_cable_reorder_stage(c, dup, false, &out);
+	innova_cable_reorder_stage(c, frame, hit, &out);
 	if (dup && !mangle)
-		innova_reorder_stage(w, dup, false, &out);
+		innova_cable_reorder_stage(c, dup, false, &out);
 
-	spin_unlock(&w->lock);
-	innova_deliver_list(port, &out);
+	spin_unlock(&c->lock);
+	innova_cable_deliver(port, &out);
 }
 
-static enum hrtimer_restart innova_hold_timer_fn(struct hrtimer *t)
+static enum hrtimer_restart innova_cable_hold_timer_fn(struct hrtimer *t)
 {
 	struct innova_port *port = container_of(t, struct innova_port,
-						wire.hold_timer);
-	struct innova_wire *w = &port->wire;
+						cable.hold_timer);
+	struct innova_cable *c = &port->cable;
 	struct sk_buff_head out;
 
 	__skb_queue_head_init(&out);
-	spin_lock(&w->lock);
-	if (w->held) {
+	spin_lock(&c->lock);
+	if (c->held) {
 		/* A frame held after this expiry was queued waits its turn. */
-		if (ktime_compare(w->held_due, ktime_get()) <= 0)
-			innova_release_held(w, &out);
+		if (ktime_compare(c->held_due, ktime_get()) <= 0)
+			innova_cable_release_held(c, &out);
 		else
-			hrtimer_start(&w->hold_timer, w->held_due,
+			hrtimer_start(&c->hold_timer, c->held_due,
 				      HRTIMER_MODE_ABS_SOFT);
 	}
-	spin_unlock(&w->lock);
-	innova_deliver_list(port, &out);
+	spin_unlock(&c->lock);
+	innova_cable_deliver(port, &out);
 	return HRTIMER_NORESTART;
 }
 
-static enum hrtimer_restart innova_delay_timer_fn(struct hrtimer *t)
+static enum hrtimer_restart innova_cable_delay_timer_fn(struct hrtimer *t)
 {
 	struct innova_port *port = container_of(t, struct innova_port,
-						wire.delay_timer);
-	struct innova_wire *w = &port->wire;
+						cable.delay_timer);
+	struct innova_cable *c = &port->cable;
 	struct sk_buff_head out;
 
 	__skb_queue_head_init(&out);
-	spin_lock(&w->lock);
-	innova_delay_release(w, ktime_get(), &out);
-	innova_delay_arm(w);
-	spin_unlock(&w->lock);
-	innova_deliver_list(port, &out);
+	spin_lock(&c->lock);
+	innova_cable_delay_release(c, ktime_get(), &out);
+	innova_cable_delay_arm(c);
+	spin_unlock(&c->lock);
+	innova_cable_deliver(port, &out);
 	return HRTIMER_NORESTART;
 }
 
-void innova_wire_init(struct innova_port *port)
+void innova_cable_init(struct innova_port *port)
 {
-	struct innova_wire *w = &port->wire;
+	struct innova_cable *c = &port->cable;
 
-	spin_lock_init(&w->lock);
-	__skb_queue_head_init(&w->delayq);
-	hrtimer_init(&w->hold_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	w->hold_timer.function = innova_hold_timer_fn;
-	hrtimer_init(&w->delay_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	w->delay_timer.function = innova_delay_timer_fn;
+	spin_lock_init(&c->lock);
+	__skb_queue_head_init(&c->delayq);
+	hrtimer_init(&c->hold_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	c->hold_timer.function = innova_cable_hold_timer_fn;
+	hrtimer_init(&c->delay_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	c->delay_timer.function = innova_cable_delay_timer_fn;
 
-	w->cfg.reorder_gap = 3;
-	w->cfg.hold_ms = 10;
-	w->cfg.tcp_only = 1;
+	c->cfg.reorder_gap = 3;
+	c->cfg.hold_ms = 10;
+	c->cfg.tcp_only = 1;
 }
 
 /*
  * Drop what is on our direction of the cable. The caller guarantees no
  * concurrent xmit (device stopped or being unregistered).
  */
-void innova_wire_flush(struct innova_port *port)
+void innova_cable_flush(struct innova_port *port)
 {
-	struct innova_wire *w = &port->wire;
+	struct innova_cable *c = &port->cable;
 	struct sk_buff_head q;
 	struct sk_buff *held;
 
 	/* hold first: its callback may arm the delay timer. */
-	hrtimer_cancel(&w->hold_timer);
-	hrtimer_cancel(&w->delay_timer);
+	hrtimer_cancel(&c->hold_timer);
+	hrtimer_cancel(&c->delay_timer);
 
 	__skb_queue_head_init(&q);
-	spin_lock_bh(&w->lock);
-	held = w->held;
-	w->held = NULL;
-	skb_queue_splice_init(&w->delayq, &q);
-	spin_unlock_bh(&w->lock);
+	spin_lock_bh(&c->lock);
+	held = c->held;
+	c->held = NULL;
+	skb_queue_splice_init(&c->delayq, &q);
+	spin_unlock_bh(&c->lock);
 
 	kfree_skb(held);
 	__skb_queue_purge(&q);
 }
 
-void innova_wire_reseed(struct innova_port *port, u64 seed)
+void innova_cable_reseed(struct innova_port *port, u64 seed)
 {
-	struct innova_wire *w = &port->wire;
+	struct innova_cable *c = &port->cable;
 
-	spin_lock_bh(&w->lock);
-	w->seed = seed;
-	w->prng = seed;
-	spin_unlock_bh(&w->lock);
+	spin_lock_bh(&c->lock);
+	c->seed = seed;
+	c->prng = seed;
+	spin_unlock_bh(&c->lock);
 }
 
-void innova_wire_reset_counters(struct innova_port *port)
+void innova_cable_reset_counters(struct innova_port *port)
 {
 	int i;
 
 	for (i = 0; i < INNOVA_CABLE_STAT_NUM; i++)
-		atomic64_set(&port->wire.cnt[i], 0);
+		atomic64_set(&port->cable.cnt[i], 0);
 }
+
+/* The counters in enum innova_cable_stat order (ethtool, debugfs). */
+void innova_cable_stats(struct innova_port *port,
+			u64 out[INNOVA_CABLE_STAT_NUM])
+{
+	int i;
+
+	for (i = 0; i < INNOVA_CABLE_STAT_NUM; i++)
+		out[i] = atomic64_read(&port->cable.cnt[i]);
+}
+
+/*
+ * One name per counter: the debugfs file; "ethtool -S" and the debugfs
+ * "counters" file put INNOVA_CABLE_STAT_PREFIX in front of it.
+ */
+const char * const innova_cable_stat_names[] = {
+	[INNOVA_CABLE_DROPPED]		= "dropped",
+	[INNOVA_CABLE_DUPLICATED]	= "duplicated",
+	[INNOVA_CABLE_REORDERED]	= "reordered",
+	[INNOVA_CABLE_CORRUPTED]	= "corrupted",
+	[INNOVA_CABLE_DELAYED]		= "delayed",
+	[INNOVA_CABLE_INJECTED]		= "injected",
+};
+
+static_assert(ARRAY_SIZE(innova_cable_stat_names) == INNOVA_CABLE_STAT_NUM);
 
 /* ---- debugfs: knobs (range-checked) and counters ---- */
 
 struct innova_cable_knob {
 	const char	*name;
-	size_t		off;	/* in struct innova_fault_cfg */
+	size_t		off;	/* in struct innova_cable_cfg */
 	u32		max;
 };
 
-#define INNOVA_KNOB(f, m) { #f, offsetof(struct innova_fault_cfg, f), m }
+#define INNOVA_KNOB(f, m) { #f, offsetof(struct innova_cable_cfg, f), m }
 static const struct innova_cable_knob innova_cable_knobs[] = {
-	INNOVA_KNOB(drop_ppm, INNOVA_PPM),
-	INNOVA_KNOB(dup_ppm, INNOVA_PPM),
-	INNOVA_KNOB(reorder_ppm, INNOVA_PPM),
+	INNOVA_KNOB(drop_ppm, INNOVA_CABLE_PPM),
+	INNOVA_KNOB(dup_ppm, INNOVA_CABLE_PPM),
+	INNOVA_KNOB(reorder_ppm, INNOVA_CABLE_PPM),
 	INNOVA_KNOB(reorder_gap, 1000),
-	INNOVA_KNOB(hold_ms, INNOVA_MAX_DELAY_MS),
-	INNOVA_KNOB(corrupt_ppm, INNOVA_PPM),
+	INNOVA_KNOB(hold_ms, INNOVA_CABLE_MAX_DELAY),
+	INNOVA_KNOB(corrupt_ppm, INNOVA_CABLE_PPM),
 	INNOVA_KNOB(corrupt_fix_csum, 1),
-	INNOVA_KNOB(delay_ms, INNOVA_MAX_DELAY_MS),
+	INNOVA_KNOB(delay_ms, INNOVA_CABLE_MAX_DELAY),
 	INNOVA_KNOB(tcp_only, 1),
-	INNOVA_KNOB(dup_mangle, INNOVA_MANGLE_MAX),
+	INNOVA_KNOB(dup_mangle, INNOVA_CABLE_MANGLE_MAX),
 	/* forward only: a jump below 2^31 is "ahead" in TCP's arithmetic */
 	INNOVA_KNOB(inject_ahead, S32_MAX),
 };
@@ -523,7 +558,7 @@ static_assert(ARRAY_SIZE(innova_cable_knobs) == INNOVA_CABLE_NUM_KNOBS);
 
 static u32 *innova_cable_knob_ptr(struct innova_cable_knob_ref *r)
 {
-	return (u32 *)((u8 *)&r->port->wire.cfg +
+	return (u32 *)((u8 *)&r->port->cable.cfg +
 		       innova_cable_knobs[r->knob].off);
 }
 
@@ -549,15 +584,15 @@ static int innova_cable_seed_get(void *data, u64 *val)
 {
 	struct innova_port *port = data;
 
-	spin_lock_bh(&port->wire.lock);
-	*val = port->wire.seed;
-	spin_unlock_bh(&port->wire.lock);
+	spin_lock_bh(&port->cable.lock);
+	*val = port->cable.seed;
+	spin_unlock_bh(&port->cable.lock);
 	return 0;
 }
 
 static int innova_cable_seed_set(void *data, u64 val)
 {
-	innova_wire_reseed(data, val);
+	innova_cable_reseed(data, val);
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(innova_cable_seed_fops, innova_cable_seed_get,
@@ -565,7 +600,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(innova_cable_seed_fops, innova_cable_seed_get,
 
 static int innova_cable_reset_set(void *data, u64 val)
 {
-	innova_wire_reset_counters(data);
+	innova_cable_reset_counters(data);
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(innova_cable_reset_fops, NULL, innova_cable_reset_set,
@@ -579,33 +614,24 @@ static int innova_cable_cnt_get(void *data, u64 *val)
 DEFINE_DEBUGFS_ATTRIBUTE(innova_cable_cnt_fops, innova_cable_cnt_get, NULL,
 			 "%llu\n");
 
-static const char * const innova_cable_cnt_names[INNOVA_CABLE_STAT_NUM] = {
-	[INNOVA_CABLE_DROPPED]		= "dropped",
-	[INNOVA_CABLE_DUPLICATED]	= "duplicated",
-	[INNOVA_CABLE_REORDERED]	= "reordered",
-	[INNOVA_CABLE_CORRUPTED]	= "corrupted",
-	[INNOVA_CABLE_DELAYED]		= "delayed",
-	[INNOVA_CABLE_INJECTED]		= "injected",
-};
-
 /* Fault knobs and counters of the direction this port transmits on. */
 void innova_cable_debugfs_add(struct innova_port *port, struct dentry *dir)
 {
-	struct innova_wire *w = &port->wire;
+	struct innova_cable *c = &port->cable;
 	unsigned int i;
 
 	debugfs_create_file_unsafe("seed", 0600, dir, port,
 				   &innova_cable_seed_fops);
 	for (i = 0; i < INNOVA_CABLE_NUM_KNOBS; i++) {
-		w->knob_ref[i].port = port;
-		w->knob_ref[i].knob = i;
+		c->knob_ref[i].port = port;
+		c->knob_ref[i].knob = i;
 		debugfs_create_file_unsafe(innova_cable_knobs[i].name, 0600,
-					   dir, &w->knob_ref[i],
+					   dir, &c->knob_ref[i],
 					   &innova_cable_knob_fops);
 	}
 	for (i = 0; i < INNOVA_CABLE_STAT_NUM; i++)
-		debugfs_create_file_unsafe(innova_cable_cnt_names[i], 0400, dir,
-					   &w->cnt[i], &innova_cable_cnt_fops);
+		debugfs_create_file_unsafe(innova_cable_stat_names[i], 0400, dir,
+					   &c->cnt[i], &innova_cable_cnt_fops);
 	debugfs_create_file_unsafe("reset_counters", 0200, dir, port,
 				   &innova_cable_reset_fops);
 }

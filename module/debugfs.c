@@ -7,7 +7,7 @@
  *   ifname, peer, netns      which netdev this is and what it is cabled to
  *   counters                 every counter, "name value" per line
  *   the cable's fault knobs and counters for frames THIS port transmits
- *                            (cable.c: innova_cable_debugfs_add())
+ *                            (created by cable.c: innova_cable_debugfs_add())
  *   tls_*                    the TLS engine (tls_offload.c)
  *
  * Nothing here takes RTNL: ports remove their directory under RTNL and
@@ -101,14 +101,16 @@ static int innova_dbg_counters_show(struct seq_file *m, void *v)
 {
 	struct innova_port *port = m->private;
 	u64 p[INNOVA_STAT_NUM], t[INNOVA_TLS_STAT_NUM];
+	u64 c[INNOVA_CABLE_STAT_NUM];
 	int i;
 
 	innova_stats_fold(port, p, t);
+	innova_cable_stats(port, c);
 	for (i = 0; i < INNOVA_STAT_NUM; i++)
 		seq_printf(m, "%s %llu\n", innova_port_stat_names[i], p[i]);
 	for (i = 0; i < INNOVA_CABLE_STAT_NUM; i++)
-		seq_printf(m, "%s %lld\n", innova_cable_stat_names[i],
-			   (s64)atomic64_read(&port->wire.cnt[i]));
+		seq_printf(m, INNOVA_CABLE_STAT_PREFIX "%s %llu\n",
+			   innova_cable_stat_names[i], c[i]);
 	for (i = 0; i < INNOVA_TLS_STAT_NUM; i++)
 		seq_printf(m, "%s %llu\n", innova_tls_stat_names[i], t[i]);
 	return 0;

@@ -11,7 +11,13 @@
 
 #include "innova.h"
 
-const char innova_port_stat_names[INNOVA_STAT_NUM][ETH_GSTRING_LEN] = {
+/*
+ * The name tables are sized by their designated initialisers, so the
+ * static_asserts below fail the build unless each table ends exactly at
+ * its enum's last counter; innova_stat_names_valid() catches a name
+ * skipped in the middle (an empty string) when the module loads.
+ */
+const char innova_port_stat_names[][ETH_GSTRING_LEN] = {
 	[INNOVA_STAT_RX_PACKETS]	= "rx_packets",
 	[INNOVA_STAT_RX_BYTES]		= "rx_bytes",
 	[INNOVA_STAT_TX_PACKETS]	= "tx_packets",
@@ -24,16 +30,9 @@ const char innova_port_stat_names[INNOVA_STAT_NUM][ETH_GSTRING_LEN] = {
 	[INNOVA_STAT_RX_PAUSE]		= "rx_pause_ctrl_phy",
 };
 
-const char innova_cable_stat_names[INNOVA_CABLE_STAT_NUM][ETH_GSTRING_LEN] = {
-	[INNOVA_CABLE_DROPPED]		= "tx_cable_dropped",
-	[INNOVA_CABLE_DUPLICATED]	= "tx_cable_duplicated",
-	[INNOVA_CABLE_REORDERED]	= "tx_cable_reordered",
-	[INNOVA_CABLE_CORRUPTED]	= "tx_cable_corrupted",
-	[INNOVA_CABLE_DELAYED]		= "tx_cable_delayed",
-	[INNOVA_CABLE_INJECTED]		= "tx_cable_injected",
-};
+static_assert(ARRAY_SIZE(innova_port_stat_names) == INNOVA_STAT_NUM);
 
-const char innova_tls_stat_names[INNOVA_TLS_STAT_NUM][ETH_GSTRING_LEN] = {
+const char innova_tls_stat_names[][ETH_GSTRING_LEN] = {
 	[INNOVA_TLS_DECRYPTED_PACKETS]	= "rx_tls_decrypted_packets",
 	[INNOVA_TLS_DECRYPTED_BYTES]	= "rx_tls_decrypted_bytes",
 	[INNOVA_TLS_CTX]		= "rx_tls_ctx",
@@ -48,6 +47,25 @@ const char innova_tls_stat_names[INNOVA_TLS_STAT_NUM][ETH_GSTRING_LEN] = {
 	[INNOVA_TLS_AUTH_FAIL]		= "rx_tls_auth_fail",
 	[INNOVA_TLS_RESYNC_ASYNC_REPLACED] = "rx_tls_resync_async_replaced",
 };
+
+static_assert(ARRAY_SIZE(innova_tls_stat_names) == INNOVA_TLS_STAT_NUM);
+
+/* Every counter has a name (the cable's are in cable.c). */
+bool innova_stat_names_valid(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < INNOVA_STAT_NUM; i++)
+		if (!innova_port_stat_names[i][0])
+			return false;
+	for (i = 0; i < INNOVA_CABLE_STAT_NUM; i++)
+		if (!innova_cable_stat_names[i] || !innova_cable_stat_names[i][0])
+			return false;
+	for (i = 0; i < INNOVA_TLS_STAT_NUM; i++)
+		if (!innova_tls_stat_names[i][0])
+			return false;
+	return true;
+}
 
 /* The hardware engine's own counters: what it did with each record. */
 struct innova_engine_stat {
@@ -110,8 +128,9 @@ static void innova_get_strings(struct net_device *dev, u32 sset, u8 *data)
 
 	memcpy(data, innova_port_stat_names, sizeof(innova_port_stat_names));
 	data += sizeof(innova_port_stat_names);
-	memcpy(data, innova_cable_stat_names, sizeof(innova_cable_stat_names));
-	data += sizeof(innova_cable_stat_names);
+	for (i = 0; i < INNOVA_CABLE_STAT_NUM; i++)
+		ethtool_sprintf(&data, INNOVA_CABLE_STAT_PREFIX "%s",
+				innova_cable_stat_names[i]);
 	memcpy(data, innova_tls_stat_names, sizeof(innova_tls_stat_names));
 	data += sizeof(innova_tls_stat_names);
 	for (i = 0; i < INNOVA_NUM_ENGINE_STATS; i++) {
@@ -130,8 +149,7 @@ static void innova_get_ethtool_stats(struct net_device *dev,
 
 	innova_stats_fold(port, data, data + INNOVA_STAT_NUM +
 			  INNOVA_CABLE_STAT_NUM);
-	for (i = 0; i < INNOVA_CABLE_STAT_NUM; i++)
-		data[INNOVA_STAT_NUM + i] = atomic64_read(&port->wire.cnt[i]);
+	innova_cable_stats(port, data + INNOVA_STAT_NUM);
 	data += INNOVA_STAT_NUM + INNOVA_CABLE_STAT_NUM + INNOVA_TLS_STAT_NUM;
 
 	innova_tls_engine_stats(port, &st);

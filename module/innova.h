@@ -4,9 +4,10 @@
  *
  * Two "innova" ports are joined by an emulated cable. A frame sent by one
  * port is copied (the emulated DMA) into a fresh linear RX buffer for the
- * other port, passes the sending port's seeded cable faults, lands on the
- * receiving port's RX ring and is delivered by that port's NAPI poll, after
- * the hardware engine hook has looked at it.
+ * other port, passes the sending port's seeded cable faults (cable.c),
+ * lands on the receiving port's RX ring (innova_rx_enqueue()) and is
+ * delivered by that port's NAPI poll after the hardware engine has looked
+ * at it (innova_tls_rx()). docs/design.md walks through the whole path.
  */
 #ifndef _INNOVA_H
 #define _INNOVA_H
@@ -33,7 +34,10 @@
 #define INNOVA_RING_MAX		16384
 #define INNOVA_RING_MIN		16
 
-/* Port counters (per CPU). Names live in ethtool.c. */
+/*
+ * Port counters (per CPU). Names live in ethtool.c, see innova_tls_stat
+ * for how they are checked.
+ */
 enum innova_port_stat {
 	INNOVA_STAT_RX_PACKETS,
 	INNOVA_STAT_RX_BYTES,
@@ -51,8 +55,12 @@ enum innova_port_stat {
 /*
  * TLS RX offload counters (per CPU), mlx5 names. The TLS driver code
  * (tls_offload.c and the engine completion path) fills them with
- * innova_tls_stat_add(). Append new ones before INNOVA_TLS_STAT_NUM and add
- * the name in ethtool.c (a static_assert there checks the table size).
+ * innova_tls_stat_add(). "ethtool -S" lists them in enum order, so add new
+ * ones before INNOVA_TLS_STAT_NUM, with their name in ethtool.c. The name
+ * tables are sized by their designated initialisers: a static_assert in
+ * ethtool.c fails the build unless a table's last entry is the enum's last
+ * counter, and module init refuses to load (with a WARN) if any name in
+ * the tables is empty, i.e. one was skipped in the middle.
  */
 enum innova_tls_stat {
 	INNOVA_TLS_DECRYPTED_PACKETS,
@@ -71,7 +79,12 @@ enum innova_tls_stat {
 	INNOVA_TLS_STAT_NUM
 };
 
-/* Cable fault counters, per direction (i.e. per transmitting port). */
+/*
+ * Cable fault counters, per direction (i.e. per transmitting port). One
+ * name each, in cable.c: the debugfs file name, and with
+ * INNOVA_CABLE_STAT_PREFIX in front the "ethtool -S" and debugfs
+ * "counters" name.
+ */
 enum innova_cable_stat {
 	INNOVA_CABLE_DROPPED,
 	INNOVA_CABLE_DUPLICATED,
@@ -93,7 +106,7 @@ struct innova_pcpu_stats {
  * (range-checked u32 files, cable.c), read locklessly with READ_ONCE() by
  * the TX path. Probabilities are in parts per million (0..1000000).
  */
-struct innova_fault_cfg {
+struct innova_cable_cfg {
 	u32	drop_ppm;
 	u32	dup_ppm;
 	u32	reorder_ppm;	/* probability to hold a frame */
@@ -119,10 +132,13 @@ struct innova_cable_knob_ref {
 	unsigned int		knob;	/* index in cable.c's table */
 };
 
-/* One direction of the cable: owned by the transmitting port. */
-struct innova_wire {
+/*
+ * One direction of the cable: the frames a port transmits, owned by that
+ * port and only touched by cable.c.
+ */
+struct innova_cable {
 	spinlock_t		lock;	/* PRNG, held frame, delay queue */
-	struct innova_fault_cfg	cfg;
+	struct innova_cable_cfg	cfg;
 	u64			seed;
 	u64			prng;
 	struct sk_buff		*held;
@@ -156,7 +172,7 @@ struct innova_port {
 	unsigned long			xoff_sent;	/* bit 0 */
 
 	/* TX side: faults applied to what we put on the cable. */
-	struct innova_wire		wire;
+	struct innova_cable		cable;
 
 	struct innova_pcpu_stats __percpu *stats;
 
@@ -222,21 +238,26 @@ bool innova_is_port(const struct net_device *dev);
 void innova_stats_fold(struct innova_port *port,
 		       u64 port_out[INNOVA_STAT_NUM],
 		       u64 tls_out[INNOVA_TLS_STAT_NUM]);
-void innova_wire_deliver(struct innova_port *from, struct sk_buff *skb);
+void innova_rx_enqueue(struct innova_port *from, struct sk_buff *skb);
 
 /* cable.c */
-void innova_wire_init(struct innova_port *port);
-void innova_wire_flush(struct innova_port *port);
-void innova_wire_reseed(struct innova_port *port, u64 seed);
-void innova_wire_reset_counters(struct innova_port *port);
+#define INNOVA_CABLE_STAT_PREFIX	"tx_cable_"
+extern const char * const innova_cable_stat_names[];	/* debugfs files */
+void innova_cable_init(struct innova_port *port);
+void innova_cable_flush(struct innova_port *port);
+void innova_cable_reseed(struct innova_port *port, u64 seed);
+void innova_cable_reset_counters(struct innova_port *port);
+void innova_cable_stats(struct innova_port *port,
+			u64 out[INNOVA_CABLE_STAT_NUM]);
 void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame);
 void innova_cable_debugfs_add(struct innova_port *port, struct dentry *dir);
 
 /* ethtool.c */
 extern const struct ethtool_ops innova_ethtool_ops;
-extern const char innova_port_stat_names[INNOVA_STAT_NUM][ETH_GSTRING_LEN];
-extern const char innova_cable_stat_names[INNOVA_CABLE_STAT_NUM][ETH_GSTRING_LEN];
-extern const char innova_tls_stat_names[INNOVA_TLS_STAT_NUM][ETH_GSTRING_LEN];
+/* sized by their initialisers (see innova_tls_stat) */
+extern const char innova_port_stat_names[][ETH_GSTRING_LEN];
+extern const char innova_tls_stat_names[][ETH_GSTRING_LEN];
+bool innova_stat_names_valid(void);
 
 /* debugfs.c */
 void innova_debugfs_init(void);

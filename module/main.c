@@ -122,11 +122,13 @@ static void innova_pause_xoff(struct innova_port *from, struct innova_port *to)
 }
 
 /*
- * A frame leaves the cable towards @from's peer. Called in BH context
- * (ndo_start_xmit or a cable hrtimer) with the frame in a fresh linear
- * buffer that nobody else references: this is the emulated RX DMA.
+ * The RX ring's producer: a frame leaves @from's direction of the cable
+ * and goes onto the RX ring of @from's peer. Called by the cable (cable.c)
+ * in BH context (ndo_start_xmit or a cable hrtimer) with the frame in a
+ * fresh linear buffer that nobody else references: this is the emulated
+ * RX DMA.
  */
-void innova_wire_deliver(struct innova_port *from, struct sk_buff *skb)
+void innova_rx_enqueue(struct innova_port *from, struct sk_buff *skb)
 {
 	struct innova_port *to;
 	struct net_device *rxdev;
@@ -344,7 +346,7 @@ static int innova_stop(struct net_device *dev)
 	innova_pause_xon(port);		/* the peer must not stay paused */
 
 	/* Our own in-flight frames (held/delayed on the cable) are lost. */
-	innova_wire_flush(port);
+	innova_cable_flush(port);
 	return 0;
 }
 
@@ -363,7 +365,7 @@ static int innova_dev_init(struct net_device *dev)
 		goto err_stats;
 	}
 	port->index = idx;
-	innova_wire_reseed(port, INNOVA_SEED_BASE + idx);
+	innova_cable_reseed(port, INNOVA_SEED_BASE + idx);
 
 	err = innova_tls_port_init(port);
 	if (err)
@@ -388,7 +390,7 @@ static void innova_dev_uninit(struct net_device *dev)
 	struct innova_port *port = netdev_priv(dev);
 
 	innova_debugfs_port_del(port);
-	innova_wire_flush(port);
+	innova_cable_flush(port);
 	skb_queue_purge(&port->rx_ring);
 	netif_napi_del(&port->napi);
 }
@@ -489,7 +491,7 @@ static void innova_setup(struct net_device *dev)
 	port->rx_pause = true;
 	skb_queue_head_init(&port->rx_ring);
 	spin_lock_init(&port->name_lock);
-	innova_wire_init(port);
+	innova_cable_init(port);
 }
 
 static int innova_validate(struct nlattr *tb[], struct nlattr *data[],
@@ -631,6 +633,10 @@ static struct notifier_block innova_notifier = {
 static int __init innova_init(void)
 {
 	int err;
+
+	/* "ethtool -S" names: a skipped one is a bug, not a counter */
+	if (WARN_ON(!innova_stat_names_valid()))
+		return -EINVAL;
 
 	innova_debugfs_init();
 

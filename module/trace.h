@@ -11,6 +11,8 @@
 
 #include <linux/tracepoint.h>
 
+#include <innova/hw_engine.h>
+
 TRACE_EVENT(innova_tls_flow_add,
 	    TP_PROTO(int port, u32 handle, u32 start_seq, u64 start_rn,
 		     bool synced, int err),
@@ -77,7 +79,12 @@ TRACE_EVENT(innova_tls_resync_confirm,
 		      __entry->rn, __entry->err)
 );
 
-/* Per-frame engine events: state changes and authentication failures. */
+/*
+ * Per-frame engine events: state changes and authentication failures.
+ * events: the completion's HW_EV_* bits (include/innova/hw_engine.h) by
+ * name, "|"-separated; gap, bad_header, tag and crypto are the
+ * HW_EV_LOST_* reasons why the flow lost its record boundaries.
+ */
 TRACE_EVENT(innova_tls_frame_event,
 	    TP_PROTO(int port, u32 handle, u32 tcp_seq, u32 events,
 		     bool auth_fail),
@@ -92,17 +99,21 @@ TRACE_EVENT(innova_tls_frame_event,
 			   __entry->tcp_seq = tcp_seq;
 			   __entry->events = events;
 			   __entry->auth_fail = auth_fail;),
-	    TP_printk("port%d flow=%u seq=%u auth_fail=%d events=%s%s%s%s%s%s%s%s",
+	    TP_printk("port%d flow=%u seq=%u auth_fail=%d events=%s",
 		      __entry->port, __entry->handle, __entry->tcp_seq,
 		      __entry->auth_fail,
-		      __entry->events & 0x1 ? "key_refresh_needed " : "",
-		      __entry->events & 0x2 ? "sync_lost " : "",
-		      __entry->events & 0x4 ? "synced " : "",
-		      __entry->events & 0x8 ? "key_switched " : "",
-		      __entry->events & 0x10 ? "reorder_recovered " : "",
-		      __entry->events & 0x20 ? "(gap)" : "",
-		      __entry->events & 0x40 ? "(bad_header)" : "",
-		      __entry->events & 0x80 ? "(tag)" : "")
+		      __print_flags(__entry->events, "|",
+				    { HW_EV_KEY_REFRESH_NEEDED, "key_refresh_needed" },
+				    { HW_EV_SYNC_LOST, "sync_lost" },
+				    { HW_EV_SYNCED, "synced" },
+				    { HW_EV_KEY_SWITCHED, "key_switched" },
+				    { HW_EV_REORDER_RECOVERED, "reorder_recovered" },
+				    { HW_EV_LOST_GAP, "gap" },
+				    { HW_EV_LOST_BAD_HEADER, "bad_header" },
+				    { HW_EV_LOST_TAG, "tag" },
+				    { HW_EV_LOST_CRYPTO, "crypto" },
+				    { HW_EV_REARMED, "rearmed" },
+				    { HW_EV_CRYPTO_ERR, "crypto_err" }))
 );
 
 #endif /* _INNOVA_TRACE_H */
