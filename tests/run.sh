@@ -49,6 +49,9 @@ if [ -x userspace/selftest.sh ] && [ -x "$BUILD/userspace/innova-tls" ]; then
 	fi
 fi
 
+sh tests/splat-selftest.sh > "$LOGS/splat-selftest.log" 2>&1
+tally "$LOGS/splat-selftest.log"
+
 [ "${SKIP_GUEST:-0}" = 1 ] && finish
 
 echo "# guest image (cached after the first run)"
