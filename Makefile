@@ -55,15 +55,24 @@ stage: all
 	@cp -a tests/guest tests/faults $(STAGE)/tests/
 	@cp -a userspace/*.sh $(STAGE)/bin/ 2>/dev/null || true
 
+# $(call run-guest,OPTIONS): boot the guest under QEMU with $(STAGE) as
+# /innova and run $$INNOVA_GUEST_CMD there. Each target sets that command
+# as an exported target-specific variable: it reaches run-guest.sh through
+# the environment, never through the recipe's shell quoting, so it may
+# hold any quotes (make guest CMD="GUEST_TESTS='10-*' sh ...").
+run-guest = $(ROOT)/qemu-image/run-guest.sh $(1) $(VMLINUZ) $(BASE_CPIO) \
+	$(STAGE) "$$INNOVA_GUEST_CMD"
+
 # Run your own command in the guest with the module loaded:
 #   make guest CMD='uname -r; lsmod | grep innova'
 CMD ?= uname -a
+guest: export INNOVA_GUEST_CMD = modprobe innova || exit 1; $(CMD)
 guest: image stage
-	@$(ROOT)/qemu-image/run-guest.sh --timeout $(GUEST_TIMEOUT) $(VMLINUZ) $(BASE_CPIO) $(STAGE) \
-		'modprobe innova || exit 1; $(CMD)'
+	@$(call run-guest,--timeout $(GUEST_TIMEOUT))
 
+shell: export INNOVA_GUEST_CMD =
 shell: image stage
-	@$(ROOT)/qemu-image/run-guest.sh --shell $(VMLINUZ) $(BASE_CPIO) $(STAGE)
+	@$(call run-guest,--shell)
 
 host-test:
 	$(MAKE) -C tests/host test BUILD=$(BUILD)
@@ -77,21 +86,22 @@ test: deps
 test-debug: deps
 	@$(ROOT)/tests/run-debug.sh
 
+demo: export INNOVA_GUEST_CMD = sh /innova/tests/guest/demo.sh
 demo: deps image stage
-	@$(ROOT)/qemu-image/run-guest.sh --timeout $(GUEST_TIMEOUT) $(VMLINUZ) $(BASE_CPIO) $(STAGE) \
-		'sh /innova/tests/guest/demo.sh'
+	@$(call run-guest,--timeout $(GUEST_TIMEOUT))
 
 # Long guest soak (not part of make test): the fault, rekey and teardown
 # tests with bigger transfers and 100 teardown rounds.
+soak: export INNOVA_GUEST_CMD = GUEST_TESTS='4[1-6]*' BYTES=64M ROUNDS=100 \
+	sh /innova/tests/guest/run-suite.sh
 soak: deps image stage
-	@$(ROOT)/qemu-image/run-guest.sh --timeout 7200 $(VMLINUZ) $(BASE_CPIO) $(STAGE) \
-		"GUEST_TESTS='4[1-6]*' BYTES=64M ROUNDS=100 sh /innova/tests/guest/run-suite.sh"
+	@$(call run-guest,--timeout 7200)
 
 # Offload coverage curves (not part of make test): share of TLS bytes the
 # NIC decrypts per resync mode and fault level, and flow-count scaling.
+coverage: export INNOVA_GUEST_CMD = sh /innova/tests/guest/coverage.sh
 coverage: deps image stage
-	@$(ROOT)/qemu-image/run-guest.sh --timeout 3600 $(VMLINUZ) $(BASE_CPIO) $(STAGE) \
-		'sh /innova/tests/guest/coverage.sh'
+	@$(call run-guest,--timeout 3600)
 
 fuzz:
 	$(MAKE) -C tests/host fuzz BUILD=$(BUILD)

@@ -184,16 +184,26 @@ struct innova_port {
 	struct innova_tls_port		*tls;
 };
 
-static inline void innova_stat_add(struct innova_port *port,
-				   enum innova_port_stat idx, u64 val)
+/*
+ * Add to a port counter (tls false) or a TLS counter (tls true) of this
+ * CPU. Safe from any context (process, softirq, NAPI).
+ */
+static inline void innova_pcpu_stat_add(struct innova_port *port, bool tls,
+					unsigned int idx, u64 val)
 {
 	struct innova_pcpu_stats *s = get_cpu_ptr(port->stats);
 	unsigned long flags;
 
 	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	u64_stats_add(&s->port[idx], val);
+	u64_stats_add(tls ? &s->tls[idx] : &s->port[idx], val);
 	u64_stats_update_end_irqrestore(&s->syncp, flags);
 	put_cpu_ptr(port->stats);
+}
+
+static inline void innova_stat_add(struct innova_port *port,
+				   enum innova_port_stat idx, u64 val)
+{
+	innova_pcpu_stat_add(port, false, idx, val);
 }
 
 static inline void innova_stat_inc(struct innova_port *port,
@@ -202,17 +212,10 @@ static inline void innova_stat_inc(struct innova_port *port,
 	innova_stat_add(port, idx, 1);
 }
 
-/* Safe from any context (process, softirq, NAPI). */
 static inline void innova_tls_stat_add(struct innova_port *port,
 				       enum innova_tls_stat idx, u64 val)
 {
-	struct innova_pcpu_stats *s = get_cpu_ptr(port->stats);
-	unsigned long flags;
-
-	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	u64_stats_add(&s->tls[idx], val);
-	u64_stats_update_end_irqrestore(&s->syncp, flags);
-	put_cpu_ptr(port->stats);
+	innova_pcpu_stat_add(port, true, idx, val);
 }
 
 static inline void innova_tls_stat_inc(struct innova_port *port,

@@ -98,6 +98,14 @@ struct innova_tls_port {
 	void			*eng_mem;
 	size_t			eng_size;
 	u8			*scratch;	/* engine output ("RX DMA") */
+	/*
+	 * The driver's half of each installed flow (socket, mode, key copy),
+	 * under lock. Needed beside the engine's table, which holds no driver
+	 * data: a completion names a flow only by its handle, so NAPI (resync
+	 * request, key refresh) and the async work (still installed?) look
+	 * it up here, and the refresh work walks it. Searched on those
+	 * events only, never per frame.
+	 */
 	struct list_head	flows;
 	atomic_t		fail_next_add;	/* injected firmware errors */
 	enum innova_resync_mode	resync_mode;	/* for new flows */

@@ -356,6 +356,20 @@ static int apply_sync(struct hw_rx_ctx *cx, struct hw_flow *f, u64 idx, u64 rn)
 	return HW_RESYNC_APPLIED;
 }
 
+/*
+ * The record starting at seq (not yet seen) has number rn: a new chain
+ * there, its first record authenticated in SHADOW.  Install in sync, or a
+ * hint reached away from a followed header.
+ */
+static void start_at_record(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq,
+			    u64 rn)
+{
+	hw_chain_reset(f, seq);
+	f->rn_known = true;
+	f->rn_off = rn;
+	hw_set_state(cx, f, HW_FS_SHADOW);
+}
+
 /* hint reached: exp_seq == hint.seq */
 static int hint_reached(struct hw_rx_ctx *cx, struct hw_flow *f)
 {
@@ -368,10 +382,7 @@ static int hint_reached(struct hw_rx_ctx *cx, struct hw_flow *f)
 		HW_STAT_INC(cx->eng, f, resync_skip);
 		return HW_RESYNC_SKIPPED;
 	}
-	hw_chain_reset(f, f->hint.seq);
-	f->rn_known = true;
-	f->rn_off = f->hint.rn;
-	hw_set_state(cx, f, HW_FS_SHADOW);
+	start_at_record(cx, f, f->hint.seq, f->hint.rn);
 	HW_STAT_INC(cx->eng, f, resync_ok);
 	return HW_RESYNC_APPLIED;
 }
@@ -407,12 +418,10 @@ int hw_engine_flow_resync(struct hw_engine *eng, u32 handle, u32 header_seq,
 /* record walking                                                     */
 /* ------------------------------------------------------------------ */
 
+/* a boundary guess: parsable, and a content type TLS 1.2 defines (20..24) */
 bool hw_tls_hdr_plausible(const u8 h[5])
 {
-	u16 l = hw_get_be16(h + 3);
-
-	return h[0] >= 0x14 && h[0] <= 0x18 && h[1] == 3 && h[2] == 3 &&
-	       l >= HW_TLS_L_MIN && l <= HW_TLS_L_MAX;
+	return h[0] >= 0x14 && h[0] <= 0x18 && hw_tls_hdr_parsable(h);
 }
 
 static void maybe_request(struct hw_rx_ctx *cx, struct hw_flow *f)
@@ -453,16 +462,11 @@ static void record_begin(struct hw_rx_ctx *cx, struct hw_flow *f)
 /* header bytes complete (rec.pos == 5); false = sync lost, go SEARCH */
 static bool record_header(struct hw_rx_ctx *cx, struct hw_flow *f)
 {
-	u16 l = hw_get_be16(f->rec.hdr + 3);
-
-	if (f->state == HW_FS_TRACK) {
-		if (!hw_tls_hdr_plausible(f->rec.hdr))
-			return false;
-	} else if (f->rec.hdr[1] != 3 || f->rec.hdr[2] != 3 ||
-		   l < HW_TLS_L_MIN || l > HW_TLS_L_MAX) {
+	/* TRACK still guesses boundaries; numbered states know them */
+	if (f->state == HW_FS_TRACK ? !hw_tls_hdr_plausible(f->rec.hdr) :
+				      !hw_tls_hdr_parsable(f->rec.hdr))
 		return false;
-	}
-	f->rec.len = HW_TLS_HDR + l;
+	f->rec.len = HW_TLS_HDR + hw_get_be16(f->rec.hdr + 3);
 	if (f->state == HW_FS_TRACK)
 		maybe_request(cx, f);
 	return true;
@@ -560,6 +564,7 @@ static u32 search_step(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq,
 		u8 b2 = i + 2 < 0 ? f->carry[nc + i + 2] : d[i + 2];
 		u8 b0;
 
+		/* cheap pre-filter; hw_tls_hdr_plausible() below decides */
 		if (b1 != 3 || b2 != 3)
 			continue;
 		b0 = i < 0 ? f->carry[nc + i] : d[i];
@@ -1061,10 +1066,7 @@ int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
 	if (p->start_synced) {
 		f->exp_valid = true;
 		f->exp_seq = p->start_seq;
-		hw_chain_reset(f, p->start_seq);
-		f->rn_known = true;
-		f->rn_off = p->start_rn;
-		f->state = HW_FS_SHADOW;
+		start_at_record(NULL, f, p->start_seq, p->start_rn);
 	} else {
 		f->state = HW_FS_SEARCH;
 	}
@@ -1134,8 +1136,12 @@ int hw_engine_flow_key_update(struct hw_engine *eng, u32 handle,
 		f->rec.mode = HW_RM_FOLLOW;
 	reap_add(reap, &f->keys.nxt.k);
 	memset(&f->keys.nxt, 0, sizeof(f->keys.nxt));
-	if (late) {
-		/* records >= rn already passed: take over now, re-verify */
+	if (late || f->keys.cur.bad) {
+		/*
+		 * late: records >= rn already passed; bad: the current key
+		 * failed verification.  Either way the new key takes over
+		 * now and is verified first.
+		 */
 		if (f->keys.cur.k == f->rec.key && f->rec.key) {
 			f->rec.mode = HW_RM_FOLLOW;
 			f->rec.key = NULL;
@@ -1143,20 +1149,13 @@ int hw_engine_flow_key_update(struct hw_engine *eng, u32 handle,
 		reap_add(reap, &f->keys.cur.k);
 		f->keys.cur = ns;
 		f->keys.end_rn = HW_NO_END;
-		if (f->state != HW_FS_TRACK)
+		if (late) {
+			if (f->state != HW_FS_TRACK)
+				f->state = HW_FS_SHADOW;
+			HW_STAT_INC(eng, f, key_late);
+		} else if (f->state == HW_FS_NOKEY) {
 			f->state = HW_FS_SHADOW;
-		HW_STAT_INC(eng, f, key_late);
-	} else if (f->keys.cur.bad) {
-		/* replacing a key that failed verification */
-		if (f->keys.cur.k == f->rec.key && f->rec.key) {
-			f->rec.mode = HW_RM_FOLLOW;
-			f->rec.key = NULL;
 		}
-		reap_add(reap, &f->keys.cur.k);
-		f->keys.cur = ns;
-		f->keys.end_rn = HW_NO_END;
-		if (f->state == HW_FS_NOKEY)
-			f->state = HW_FS_SHADOW;
 	} else {
 		f->keys.nxt = ns;
 	}

@@ -211,6 +211,20 @@ static inline void hw_stat_add(struct hw_stats *eng_st, struct hw_stats *flow_st
 	hw_stat_add(&(e)->st, &(f)->st, offsetof(struct hw_stats, fld), v)
 #define HW_STAT_INC(e, f, fld)	HW_STAT_ADD(e, f, fld, 1)
 
+/*
+ * Header of a record whose start is known (SHADOW/SYNC/NOKEY, the reorder
+ * walk): version 03 03 and a length the kernel's record parser takes; any
+ * content type, as the parser too leaves the type to the record layer.
+ * Guessing a boundary (SEARCH/TRACK, the driver's queued-record walk)
+ * needs the stricter hw_tls_hdr_plausible().
+ */
+static inline bool hw_tls_hdr_parsable(const u8 *h)
+{
+	u16 l = hw_get_be16(h + 3);
+
+	return h[1] == 3 && h[2] == 3 && l >= HW_TLS_L_MIN && l <= HW_TLS_L_MAX;
+}
+
 static inline bool hw_seq_before(u32 a, u32 b)
 {
 	return (s32)(a - b) < 0;

@@ -70,14 +70,6 @@ bool hw_engine_reorder_recovery(const struct hw_engine *eng)
 	return eng->reorder_recovery;
 }
 
-/* a header of a record the kernel will parse (same rule as in sync) */
-static bool ro_hdr_ok(const u8 *h)
-{
-	u16 l = hw_get_be16(h + 3);
-
-	return h[1] == 3 && h[2] == 3 && l >= HW_TLS_L_MIN && l <= HW_TLS_L_MAX;
-}
-
 /*
  * Sync is lost at the gap [exp_seq, seq) with record numbers known: start
  * walking the true chain from the current record.  Its header bytes seen
@@ -165,7 +157,7 @@ void hw_ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n)
 		m = hw_min_u32(n - o, (u32)HW_TLS_PREFIX - f->ro.pn);
 		memcpy(f->ro.pre + f->ro.pn, d + o, m);
 		if (f->ro.pn < HW_TLS_HDR && f->ro.pn + m >= HW_TLS_HDR &&
-		    !ro_hdr_ok(f->ro.pre)) {
+		    !hw_tls_hdr_parsable(f->ro.pre)) {
 			/* the kernel will fail it too */
 			hw_ro_cancel(f);
 			return;

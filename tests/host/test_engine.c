@@ -126,428 +126,536 @@ static u32 seg_len(int mode, struct rng *r)
 	}
 }
 
-static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
-{
-	struct rng r = { seed * 0x9E3779B97F4A7C15ULL + 12345 };
+/* One run of a scenario: the stream, the engine, the harness's models. */
+struct run_ctx {
+	const struct scen *sc;
+	struct rng r;
 	struct stream s;
-	struct frame_cfg fc = { 0 }, fnoise;
-	struct hw_flow_tuple tup;
-	struct hw_flow_params fp;
+	struct frame_cfg fc, fnoise;	/* the flow's frames, another flow's */
 	struct hw_engine *eng;
-	struct kmodel km = { 0 };
-	struct item *it;
-	size_t nit = 0, cap;
-	u8 *frame, *copy, *out, *rec_holed;
-	u32 start_off = 0, h_exp, off, handle;
 	void *mem;
-	int i, e, next_ep = 1;
-	bool refresh_pending = false;
-	struct hw_crypto_key *key;
-	int late_issue_rec = -1;
+	u32 handle;
+	struct kmodel km;
+	struct item *it;		/* transmission schedule, in send order */
+	size_t nit;
+	u8 *frame, *copy, *out;
+	u8 *rec_holed;			/* per record: a hole went through it */
+	u32 start_off;			/* stream offset the flow is installed at */
+	u32 h_exp;			/* harness's model of the engine's exp_seq */
+	int next_ep;			/* next key epoch to announce */
+	bool refresh_pending;		/* a wrong key went in: expect refresh */
+};
 
-	memset(res, 0, sizeof(*res));
-	stream_gen(&s, &sc->sc, &r);
-	res->nrec = s.nrec;
-	fc.family = sc->family;
+/* stream, frame addressing, engine; an unsynced install starts mid-record */
+static void run_setup(struct run_ctx *rc, const struct scen *sc, u64 seed)
+{
+	int i;
+
+	rc->sc = sc;
+	rc->r.s = seed * 0x9E3779B97F4A7C15ULL + 12345;
+	stream_gen(&rc->s, &sc->sc, &rc->r);
+	rc->fc.family = sc->family;
 	for (i = 0; i < 16; i++) {
-		fc.saddr[i] = (u8)(0x20 + i);
-		fc.daddr[i] = (u8)(0x40 + i);
+		rc->fc.saddr[i] = (u8)(0x20 + i);
+		rc->fc.daddr[i] = (u8)(0x40 + i);
 	}
-	fc.sport = 443;
-	fc.dport = 40000 + (u16)rng_below(&r, 1000);
-	fc.vlan = sc->vlan;
-	fc.tsopt = sc->tsopt;
-	fnoise = fc;
-	fnoise.dport = (u16)(fc.dport + 1);
-	frame_tuple(&fc, &tup);
+	rc->fc.sport = 443;
+	rc->fc.dport = 40000 + (u16)rng_below(&rc->r, 1000);
+	rc->fc.vlan = sc->vlan;
+	rc->fc.tsopt = sc->tsopt;
+	rc->fnoise = rc->fc;
+	rc->fnoise.dport = (u16)(rc->fc.dport + 1);
 
-	eng = mk_engine(8, &mem);
-	CHECK(hw_engine_reorder_recovery(eng), "recovery off by default");
+	rc->eng = mk_engine(8, &rc->mem);
+	CHECK(hw_engine_reorder_recovery(rc->eng), "recovery off by default");
 	if (sc->no_reorder_recovery)
-		hw_engine_set_reorder_recovery(eng, false);
-	if (sc->unsynced && s.nrec > 4)
-		start_off = s.rec[3].off + s.rec[3].len / 2;
+		hw_engine_set_reorder_recovery(rc->eng, false);
+	if (sc->unsynced && rc->s.nrec > 4)
+		rc->start_off = rc->s.rec[3].off + rc->s.rec[3].len / 2;
+	rc->next_ep = 1;
+	rc->frame = malloc(16384 * 4);
+	rc->copy = malloc(16384 * 4);
+	rc->out = malloc(16384 * 4);
+}
 
-	/* transmission schedule */
-	cap = 64 + s.n * 4;
-	it = calloc(cap, sizeof(*it));
-	{
-		double t = 0, hold_free = 0;
+/*
+ * The transmission schedule: every segment with its send time (key),
+ * plus the scenario's losses (and retransmits), reordering, bad-checksum
+ * copies, duplicates, overlapping retransmits and noise; then sorted.
+ */
+static void run_schedule(struct run_ctx *rc)
+{
+	const struct scen *sc = rc->sc;
+	struct rng *r = &rc->r;
+	u32 n = rc->s.n, off;
+	double t = 0, hold_free = 0;
+	size_t cap = 64 + n * 4;
+	struct item *it = calloc(cap, sizeof(*it));
+	size_t nit = 0;
 
-		for (off = start_off; off < s.n; t += 1) {
-			u32 l = seg_len(sc->seg_mode, &r);
-			struct item x = { 0 };
+	for (off = rc->start_off; off < n; t += 1) {
+		u32 l = seg_len(sc->seg_mode, r);
+		struct item x = { 0 };
 
-			if (l > s.n - off)
-				l = s.n - off;
-			x.off = off;
-			x.len = l;
-			x.key = t;
-			if (rng_chance(&r, sc->loss)) {
-				struct item rt = x;
+		if (l > n - off)
+			l = n - off;
+		x.off = off;
+		x.len = l;
+		x.key = t;
+		if (rng_chance(r, sc->loss)) {
+			struct item rt = x;
 
-				x.lost_first = true;
-				it[nit++] = x;	/* recorded, never sent */
-				rt.lost_first = false;
-				rt.key = t + 1 + rng_below(&r, 6) + 0.5;
-				if (rng_chance(&r, sc->overlap)) {
-					rt.len += rng_below(&r, 1400);
-					if (rt.off + rt.len > s.n)
-						rt.len = s.n - rt.off;
-				}
-				it[nit++] = rt;
-			} else if (sc->hold && t >= hold_free &&
-				   rng_chance(&r, sc->reorder)) {
-				/* the cable: released after 'hold' frames */
-				x.key = t + sc->hold + 0.25;
-				x.held = true;
-				hold_free = t + sc->hold + 1;
-				it[nit++] = x;
-			} else if (!sc->hold && rng_chance(&r, sc->reorder)) {
-				x.key = t + 1 + rng_below(&r, 3) + 0.25;
-				x.held = true;
-				it[nit++] = x;
-			} else if (rng_chance(&r, sc->badcsum)) {
-				struct item good = x;
-
-				x.corrupt = true;
-				it[nit++] = x;
-				good.key = t + 1 + rng_below(&r, 4) + 0.5;
-				it[nit++] = good;
-			} else {
-				it[nit++] = x;
+			x.lost_first = true;
+			it[nit++] = x;	/* recorded, never sent */
+			rt.lost_first = false;
+			rt.key = t + 1 + rng_below(r, 6) + 0.5;
+			if (rng_chance(r, sc->overlap)) {
+				rt.len += rng_below(r, 1400);
+				if (rt.off + rt.len > n)
+					rt.len = n - rt.off;
 			}
-			if (rng_chance(&r, sc->dup)) {
-				struct item d = x;
+			it[nit++] = rt;
+		} else if (sc->hold && t >= hold_free &&
+			   rng_chance(r, sc->reorder)) {
+			/* the cable: released after 'hold' frames */
+			x.key = t + sc->hold + 0.25;
+			x.held = true;
+			hold_free = t + sc->hold + 1;
+			it[nit++] = x;
+		} else if (!sc->hold && rng_chance(r, sc->reorder)) {
+			x.key = t + 1 + rng_below(r, 3) + 0.25;
+			x.held = true;
+			it[nit++] = x;
+		} else if (rng_chance(r, sc->badcsum)) {
+			struct item good = x;
 
-				d.lost_first = false;
-				d.corrupt = false;
-				d.key = t + 1 + rng_below(&r, 8) + 0.75;
-				it[nit++] = d;
-			}
-			if (rng_chance(&r, sc->overlap) && off > 200) {
-				struct item o = { 0 };
-
-				o.off = off - rng_below(&r, 200) - 1;
-				o.len = (off - o.off) + rng_below(&r, l);
-				o.key = t + 0.1;
-				it[nit++] = o;
-			}
-			if (rng_chance(&r, sc->noise)) {
-				struct item n = { 0 };
-
-				n.noise = 1 + (int)rng_below(&r, 3);
-				n.key = t + 0.6;
-				n.off = off;
-				n.len = 1 + rng_below(&r, 1448);
-				it[nit++] = n;
-			}
-			off += l;
-			if (nit + 8 >= cap)
-				break;
+			x.corrupt = true;
+			it[nit++] = x;
+			good.key = t + 1 + rng_below(r, 4) + 0.5;
+			it[nit++] = good;
+		} else {
+			it[nit++] = x;
 		}
+		if (rng_chance(r, sc->dup)) {
+			struct item d = x;
+
+			d.lost_first = false;
+			d.corrupt = false;
+			d.key = t + 1 + rng_below(r, 8) + 0.75;
+			it[nit++] = d;
+		}
+		if (rng_chance(r, sc->overlap) && off > 200) {
+			struct item o = { 0 };
+
+			o.off = off - rng_below(r, 200) - 1;
+			o.len = (off - o.off) + rng_below(r, l);
+			o.key = t + 0.1;
+			it[nit++] = o;
+		}
+		if (rng_chance(r, sc->noise)) {
+			struct item ni = { 0 };
+
+			ni.noise = 1 + (int)rng_below(r, 3);
+			ni.key = t + 0.6;
+			ni.off = off;
+			ni.len = 1 + rng_below(r, 1448);
+			it[nit++] = ni;
+		}
+		off += l;
+		if (nit + 8 >= cap)
+			break;
 	}
 	qsort(it, nit, sizeof(*it), item_cmp);
+	rc->it = it;
+	rc->nit = nit;
+}
 
-	km.rcvd = calloc(1, s.n + 1);
-	km.dec = calloc(1, s.n + 1);
-	km.lost = calloc(1, s.n + 1);
-	km.tgt = 2;
-	rec_holed = calloc(1, (size_t)s.nrec + 1);
-	for (off = 0; off < start_off; off++)
-		km.rcvd[off] = 1;
-	km.rcv_nxt = start_off;
-	while (km.parse_i < s.nrec && s.rec[km.parse_i].off + 5 <= start_off)
-		km.parse_i++;
-	km.done_i = km.parse_i;
+/*
+ * The model kernel starts with everything before the install received
+ * and parsed; then the flow is installed (in sync unless unsynced).
+ */
+static void run_install(struct run_ctx *rc)
+{
+	struct kmodel *km = &rc->km;
+	struct stream *s = &rc->s;
+	struct hw_flow_params fp;
+	struct hw_crypto_key *key;
+	u32 off;
 
-	/* install */
-	CHECK(!hw_crypto_key_new(s.ep[0].key, s.ep[0].klen, &key), "key_new");
+	km->rcvd = calloc(1, s->n + 1);
+	km->dec = calloc(1, s->n + 1);
+	km->lost = calloc(1, s->n + 1);
+	km->tgt = 2;
+	rc->rec_holed = calloc(1, (size_t)s->nrec + 1);
+	for (off = 0; off < rc->start_off; off++)
+		km->rcvd[off] = 1;
+	km->rcv_nxt = rc->start_off;
+	while (km->parse_i < s->nrec &&
+	       s->rec[km->parse_i].off + 5 <= rc->start_off)
+		km->parse_i++;
+	km->done_i = km->parse_i;
+
+	CHECK(!hw_crypto_key_new(s->ep[0].key, s->ep[0].klen, &key), "key_new");
 	memset(&fp, 0, sizeof(fp));
-	fp.tuple = tup;
+	frame_tuple(&rc->fc, &fp.tuple);
 	fp.key = key;
-	memcpy(fp.salt, s.ep[0].salt, 4);
-	fp.start_seq = s.isn + start_off;
-	fp.start_rn = s.rn0;
-	fp.start_synced = !sc->unsynced;
-	CHECK(!hw_engine_flow_add(eng, &fp, &handle), "flow_add");
-	h_exp = s.isn + start_off;
+	memcpy(fp.salt, s->ep[0].salt, 4);
+	fp.start_seq = s->isn + rc->start_off;
+	fp.start_rn = s->rn0;
+	fp.start_synced = !rc->sc->unsynced;
+	CHECK(!hw_engine_flow_add(rc->eng, &fp, &rc->handle), "flow_add");
+	rc->h_exp = s->isn + rc->start_off;
+}
 
-	frame = malloc(16384 * 4);
-	copy = malloc(16384 * 4);
-	out = malloc(16384 * 4);
-	for (size_t k = 0; k < nit && !cur_failed; k++) {
-		struct item *x = &it[k];
-		struct hw_rx_completion c;
-		struct hw_flow_info before, after;
-		u32 flen, hl = frame_hdr_len(&fc), seq;
-		bool marked;
+/* driver: key update command for epoch ep from its first record on */
+static void run_key_update(struct run_ctx *rc, const struct epoch *ep,
+			   bool wrong)
+{
+	struct hw_key_reap reap = { .n = 0 };
+	struct hw_crypto_key *key;
+	u8 kb[32];
 
-		if (x->lost_first) {
-			memset(km.lost + x->off, 1, x->len);
-			continue;
+	memcpy(kb, ep->key, 32);
+	if (wrong)
+		kb[0] ^= 1;
+	CHECK(!hw_crypto_key_new(kb, ep->klen, &key), "key_new");
+	CHECK(!hw_engine_flow_key_update(rc->eng, rc->handle, key, ep->salt,
+					 ep->from_rn, &reap), "key_update");
+	hw_key_reap_free(&reap);
+}
+
+/*
+ * Key update commands due before frame x: on time (with the record
+ * before the new key), or late (two records after it); keymode 3 gives
+ * a wrong key that the engine must ask to have refreshed.
+ */
+static void run_key_updates(struct run_ctx *rc, const struct item *x)
+{
+	const struct scen *sc = rc->sc;
+	struct stream *s = &rc->s;
+
+	while (sc->keymode && rc->next_ep < s->nep) {
+		int ri = (int)(s->ep[rc->next_ep].from_rn - s->rn0);
+		bool issue = false, wrong = false;
+
+		if (ri >= s->nrec)
+			break;
+		if (sc->keymode == 1 || sc->keymode == 3) {
+			issue = x->off + x->len > s->rec[ri - 1].off;
+			wrong = sc->keymode == 3;
+		} else if (sc->keymode == 2) {
+			int li = ri + 2 < s->nrec ? ri + 2 : s->nrec - 1;
+
+			issue = x->off >= s->rec[li].off;
 		}
-		/* key update commands for the next epoch */
-		while (sc->keymode && next_ep < s.nep) {
-			u64 N = s.ep[next_ep].from_rn;
-			int ri = (int)(N - s.rn0);
-			bool issue = false, wrong = false;
+		if (!issue)
+			break;
+		run_key_update(rc, &s->ep[rc->next_ep], wrong);
+		if (wrong)
+			rc->refresh_pending = true;
+		rc->next_ep++;
+	}
+}
 
-			if (ri >= s.nrec)
+/* another flow's data, a pure ACK or a non-IP frame: never touched */
+static void run_noise(struct run_ctx *rc, const struct item *x)
+{
+	struct hw_rx_completion c;
+	u8 pl[1448];
+	u32 flen;
+
+	for (u32 j = 0; j < x->len; j++)
+		pl[j] = (u8)rng_next(&rc->r);
+	if (x->noise == 1) {
+		flen = frame_build(rc->frame, &rc->fnoise, (u32)rng_next(&rc->r),
+				   0x18, pl, x->len);
+	} else if (x->noise == 2) {
+		flen = frame_build(rc->frame, &rc->fc, rc->s.isn + x->off,
+				   0x10, NULL, 0);
+	} else {
+		flen = 60;
+		memcpy(rc->frame, pl, 60);
+		hw_put_be16(rc->frame + 12, 0x0806);
+	}
+	memcpy(rc->copy, rc->frame, flen);
+	hw_engine_rx(rc->eng, rc->frame, flen, rc->out, &c);
+	CHECK(!hw_rx_decrypted(&c) && !c.resync_req,
+	      "noise frame marked/requested");
+	CHECK(!memcmp(rc->copy, rc->frame, flen), "input modified");
+}
+
+/*
+ * Recovery from late data: only on a frame carrying old bytes, never
+ * marked, never a request, and the numbers it derived are the
+ * strparser's: the record the engine is in has the reference record
+ * number.
+ */
+static void check_recovery(struct run_ctx *rc, u32 seq,
+			   const struct hw_flow_info *before,
+			   const struct hw_flow_info *after,
+			   const struct hw_rx_completion *c, bool marked)
+{
+	struct stream *s = &rc->s;
+	u32 rs = after->record_seq - s->isn;
+	int ri = stream_rec_at(s, rs);
+
+	CHECK(after->stats.reorder_recovered ==
+	      before->stats.reorder_recovered + 1,
+	      "recovered twice in one frame");
+	CHECK((s32)(seq - before->expected_seq) < 0,
+	      "recovery on a frame without old data");
+	CHECK(!marked && (!c->resync_req || c->auth_fail),
+	      "recovering frame marked/requested");
+	CHECK(c->events & HW_EV_REORDER_RECOVERED, "no event");
+	CHECK(after->record_num_known &&
+	      ((ri >= 0 && s->rec[ri].off == rs &&
+		s->rec[ri].rn == after->record_num) ||
+	       (rs == s->n && after->record_num ==
+		s->rec[s->nrec - 1].rn + 1)),
+	      "recovered to a wrong record (seq %u rn %llu)",
+	      rs, (unsigned long long)after->record_num);
+	CHECK(after->state == HW_FS_SYNC ||
+	      after->state == HW_FS_SHADOW ||
+	      after->state == HW_FS_NOKEY,
+	      "recovered into state %s",
+	      hw_flow_state_name(after->state));
+	CHECK(!after->reorder_pending, "still pending");
+}
+
+/* harness model of the engine's progress: records a hole went through */
+static void track_holes(struct run_ctx *rc, const struct item *x, u32 seq)
+{
+	struct stream *s = &rc->s;
+
+	if ((s32)(seq - rc->h_exp) > 0) {
+		for (u32 o = rc->h_exp - s->isn; o < x->off; ) {
+			int ri = stream_rec_at(s, o);
+
+			if (ri < 0)
 				break;
-			if (sc->keymode == 1 || sc->keymode == 3) {
-				issue = x->off + x->len > s.rec[ri - 1].off;
-				wrong = sc->keymode == 3;
-			} else if (sc->keymode == 2) {
-				int li = ri + 2 < s.nrec ? ri + 2 : s.nrec - 1;
-
-				issue = x->off >= s.rec[li].off;
-				late_issue_rec = li;
-			}
-			if (!issue)
-				break;
-			{
-				struct epoch *ep = &s.ep[next_ep];
-				struct hw_key_reap reap = { .n = 0 };
-				u8 kb[32];
-
-				memcpy(kb, ep->key, 32);
-				if (wrong)
-					kb[0] ^= 1;
-				CHECK(!hw_crypto_key_new(kb, ep->klen, &key),
-				      "key_new");
-				CHECK(!hw_engine_flow_key_update(eng, handle,
-						key, ep->salt, N, &reap),
-				      "key_update");
-				hw_key_reap_free(&reap);
-				if (wrong)
-					refresh_pending = true;
-			}
-			next_ep++;
-		}
-
-		if (x->noise) {
-			u8 pl[1448];
-
-			for (u32 j = 0; j < x->len; j++)
-				pl[j] = (u8)rng_next(&r);
-			if (x->noise == 1) {
-				flen = frame_build(frame, &fnoise,
-						   (u32)rng_next(&r), 0x18,
-						   pl, x->len);
-			} else if (x->noise == 2) {
-				flen = frame_build(frame, &fc, s.isn + x->off,
-						   0x10, NULL, 0);
-			} else {
-				flen = 60;
-				memcpy(frame, pl, 60);
-				hw_put_be16(frame + 12, 0x0806);
-			}
-			memcpy(copy, frame, flen);
-			hw_engine_rx(eng, frame, flen, out, &c);
-			CHECK(!hw_rx_decrypted(&c) && !c.resync_req,
-			      "noise frame marked/requested");
-			CHECK(!memcmp(copy, frame, flen), "input modified");
-			continue;
-		}
-
-		seq = s.isn + x->off;
-		flen = frame_build(frame, &fc, seq, 0x18, s.wire + x->off,
-				   x->len);
-		if (x->corrupt)
-			frame[hl + rng_below(&r, x->len)] ^= 0x10;
-		memcpy(copy, frame, flen);
-		memset(out, 0xa5, flen);
-		hw_engine_flow_info(eng, handle, &before);
-		hw_engine_rx(eng, frame, flen, out, &c);
-		marked = hw_rx_decrypted(&c);
-		if (x->held)
-			memset(km.lost + x->off, 1, x->len);
-		hw_engine_flow_info(eng, handle, &after);
-		if (after.stats.reorder_recovered !=
-		    before.stats.reorder_recovered) {
-			/*
-			 * Recovery from late data: only on a frame carrying
-			 * old bytes, never marked, never a request, and the
-			 * numbers it derived are the strparser's: the record
-			 * the engine is in has the reference record number.
-			 */
-			u32 rs = after.record_seq - s.isn;
-			int ri = stream_rec_at(&s, rs);
-
-			CHECK(after.stats.reorder_recovered ==
-			      before.stats.reorder_recovered + 1,
-			      "recovered twice in one frame");
-			CHECK((s32)(seq - before.expected_seq) < 0,
-			      "recovery on a frame without old data");
-			CHECK(!marked && (!c.resync_req || c.auth_fail),
-			      "recovering frame marked/requested");
-			CHECK(c.events & HW_EV_REORDER_RECOVERED, "no event");
-			CHECK(after.record_num_known &&
-			      ((ri >= 0 && s.rec[ri].off == rs &&
-				s.rec[ri].rn == after.record_num) ||
-			       (rs == s.n && after.record_num ==
-				s.rec[s.nrec - 1].rn + 1)),
-			      "recovered to a wrong record (seq %u rn %llu)",
-			      rs, (unsigned long long)after.record_num);
-			CHECK(after.state == HW_FS_SYNC ||
-			      after.state == HW_FS_SHADOW ||
-			      after.state == HW_FS_NOKEY,
-			      "recovered into state %s",
-			      hw_flow_state_name(after.state));
-			CHECK(!after.reorder_pending, "still pending");
-		}
-		CHECK(!after.reorder_pending || after.state == HW_FS_SEARCH ||
-		      after.state == HW_FS_TRACK,
-		      "reorder walk pending in state %s",
-		      hw_flow_state_name(after.state));
-
-		/* ---- invariants ---- */
-		CHECK(!memcmp(copy, frame, flen), "input frame modified");
-		CHECK(c.is_tcp, "not parsed as TCP");
-		CHECK(!c.crypto_success || !c.auth_fail, "success+auth_fail");
-		CHECK(!c.crypto_success || c.crypto_done, "success w/o done");
-		if (x->corrupt) {
-			CHECK(!c.csum_ok && !marked && !c.resync_req,
-			      "bad checksum frame accepted");
-			before.stats.bad_csum++;
-			CHECK(!memcmp(&before, &after, sizeof(before)),
-			      "bad checksum frame changed flow state");
-			continue;
-		}
-		CHECK(c.csum_ok && c.is_tls_flow && c.flow == handle,
-		      "flow frame not recognised");
-		CHECK(c.payload_off == hl && c.payload_len == x->len,
-		      "payload offsets");
-		/* harness model of the engine's progress: holes per record */
-		if ((s32)(seq - h_exp) > 0) {
-			for (u32 o = h_exp - s.isn; o < x->off; ) {
-				int ri = stream_rec_at(&s, o);
-
-				if (ri < 0)
-					break;
-				rec_holed[ri] = 1;
-				o = s.rec[ri].off + s.rec[ri].len;
-			}
-		}
-		if ((s32)(seq + x->len - h_exp) > 0)
-			h_exp = seq + x->len;
-		if (marked) {
-			CHECK(!memcmp(out, frame, hl), "headers not copied");
-			CHECK(!memcmp(out + hl + x->len, frame + hl + x->len,
-				      flen - hl - x->len), "trailer not copied");
-			for (u32 j = 0; j < x->len; j++) {
-				u32 o = x->off + j;
-
-				if (!s.valid[o] || out[hl + j] != s.plain[o]) {
-					failf("marked frame seq %u byte %u wrong (valid %d)",
-					      seq, j, s.valid[o]);
-					break;
-				}
-			}
-			/* a frame completing a bad record is never marked */
-			for (u32 o = x->off; o < x->off + x->len; ) {
-				int ri = stream_rec_at(&s, o);
-
-				if (ri < 0)
-					break;
-				if (s.rec[ri].off + s.rec[ri].len <=
-				    x->off + x->len && !s.rec[ri].tag_ok &&
-				    !rec_holed[ri])
-					failf("marked frame completes bad record %d", ri);
-				o = s.rec[ri].off + s.rec[ri].len;
-			}
-		}
-		if (c.resync_req) {
-			u32 rs = c.resync_seq - s.isn;
-
-			CHECK(rs >= x->off && rs < x->off + x->len && rs >= 4 &&
-			      hdr_plausible_bytes(s.wire + rs - 4),
-			      "resync request for seq not seen in frame");
-			km.req_valid = true;
-			km.req_seq = c.resync_seq;
-		}
-		if ((c.events & HW_EV_KEY_REFRESH_NEEDED) && refresh_pending) {
-			/* driver: reinstall the right key */
-			struct epoch *ep = &s.ep[next_ep - 1];
-			struct hw_key_reap reap = { .n = 0 };
-
-			CHECK(!hw_crypto_key_new(ep->key, ep->klen, &key),
-			      "key_new");
-			CHECK(!hw_engine_flow_key_update(eng, handle, key,
-					ep->salt, ep->from_rn, &reap),
-			      "key_update");
-			hw_key_reap_free(&reap);
-			refresh_pending = false;
-		}
-
-		/* ---- model kernel: TCP accepts, strparser parses ---- */
-		for (u32 j = 0; j < x->len; j++) {
-			u32 o = x->off + j;
-
-			if (!km.rcvd[o] && o >= km.rcv_nxt) {
-				km.rcvd[o] = 1;
-				km.dec[o] = marked;
-			}
-		}
-		while (km.rcv_nxt < s.n && km.rcvd[km.rcv_nxt])
-			km.rcv_nxt++;
-		while (km.parse_i < s.nrec) {
-			struct ref_rec *rr = &s.rec[km.parse_i];
-			int li = km.parse_i + sc->lag;
-
-			if (li >= s.nrec)
-				li = s.nrec - 1;
-			if (rr->off + 5 > km.rcv_nxt ||
-			    (sc->lag && s.rec[li].off + s.rec[li].len >
-			     km.rcv_nxt))
-				break;
-			if (sc->mode == 0 && km.req_valid &&
-			    km.req_seq == s.isn + rr->off + 4) {
-				km.req_valid = false;
-				km.confirms++;
-				hw_engine_flow_resync(eng, handle,
-						      s.isn + rr->off, rr->rn);
-			}
-			km.parse_i++;
-		}
-		/* NEXT_HINT: consume whole records, resync on encrypted runs */
-		while (sc->mode == 1 && km.done_i < km.parse_i) {
-			struct ref_rec *rr = &s.rec[km.done_i];
-			u32 nd = 0;
-
-			if (rr->off + rr->len > km.rcv_nxt)
-				break;
-			for (u32 o = rr->off; o < rr->off + rr->len; o++)
-				nd += km.dec[o];
-			if (nd) {
-				km.consec = 0;
-				km.tgt = 2;
-			} else if (++km.consec > km.tgt) {
-				km.consec = 0;
-				km.tgt = km.tgt < 128 ? km.tgt * 2 : km.tgt + 128;
-				if (km.done_i + 1 < s.nrec) {
-					km.confirms++;
-					hw_engine_flow_resync(eng, handle,
-						s.isn + rr->off + rr->len,
-						rr->rn + 1);
-				}
-			}
-			km.done_i++;
+			rc->rec_holed[ri] = 1;
+			o = s->rec[ri].off + s->rec[ri].len;
 		}
 	}
+	if ((s32)(seq + x->len - rc->h_exp) > 0)
+		rc->h_exp = seq + x->len;
+}
 
-	/* ---- coverage ---- */
+/* a marked frame: headers kept, every byte the plaintext, no bad record */
+static void check_marked(struct run_ctx *rc, const struct item *x, u32 seq,
+			 u32 hl, u32 flen)
+{
+	struct stream *s = &rc->s;
+	const u8 *out = rc->out, *frame = rc->frame;
+
+	CHECK(!memcmp(out, frame, hl), "headers not copied");
+	CHECK(!memcmp(out + hl + x->len, frame + hl + x->len,
+		      flen - hl - x->len), "trailer not copied");
+	for (u32 j = 0; j < x->len; j++) {
+		u32 o = x->off + j;
+
+		if (!s->valid[o] || out[hl + j] != s->plain[o]) {
+			failf("marked frame seq %u byte %u wrong (valid %d)",
+			      seq, j, s->valid[o]);
+			break;
+		}
+	}
+	/* a frame completing a bad record is never marked */
+	for (u32 o = x->off; o < x->off + x->len; ) {
+		int ri = stream_rec_at(s, o);
+
+		if (ri < 0)
+			break;
+		if (s->rec[ri].off + s->rec[ri].len <= x->off + x->len &&
+		    !s->rec[ri].tag_ok && !rc->rec_holed[ri])
+			failf("marked frame completes bad record %d", ri);
+		o = s->rec[ri].off + s->rec[ri].len;
+	}
+}
+
+/*
+ * Model kernel: TCP accepts the frame's new bytes, the strparser parses
+ * whole headers (lagging sc->lag records) and, in DRIVER_REQ mode,
+ * confirms the pending request when it parses that header.
+ */
+static void kernel_receive(struct run_ctx *rc, const struct item *x,
+			   bool marked)
+{
+	const struct scen *sc = rc->sc;
+	struct kmodel *km = &rc->km;
+	struct stream *s = &rc->s;
+
+	for (u32 j = 0; j < x->len; j++) {
+		u32 o = x->off + j;
+
+		if (!km->rcvd[o] && o >= km->rcv_nxt) {
+			km->rcvd[o] = 1;
+			km->dec[o] = marked;
+		}
+	}
+	while (km->rcv_nxt < s->n && km->rcvd[km->rcv_nxt])
+		km->rcv_nxt++;
+	while (km->parse_i < s->nrec) {
+		struct ref_rec *rr = &s->rec[km->parse_i];
+		int li = km->parse_i + sc->lag;
+
+		if (li >= s->nrec)
+			li = s->nrec - 1;
+		if (rr->off + 5 > km->rcv_nxt ||
+		    (sc->lag && s->rec[li].off + s->rec[li].len >
+		     km->rcv_nxt))
+			break;
+		if (sc->mode == 0 && km->req_valid &&
+		    km->req_seq == s->isn + rr->off + 4) {
+			km->req_valid = false;
+			km->confirms++;
+			hw_engine_flow_resync(rc->eng, rc->handle,
+					      s->isn + rr->off, rr->rn);
+		}
+		km->parse_i++;
+	}
+}
+
+/*
+ * Model kernel, CORE_NEXT_HINT: consume whole parsed records; after a
+ * run of records the device did not decrypt (doubling each time), tell
+ * it where the next record starts and its number.
+ */
+static void kernel_next_hint(struct run_ctx *rc)
+{
+	struct kmodel *km = &rc->km;
+	struct stream *s = &rc->s;
+
+	while (km->done_i < km->parse_i) {
+		struct ref_rec *rr = &s->rec[km->done_i];
+		u32 nd = 0;
+
+		if (rr->off + rr->len > km->rcv_nxt)
+			break;
+		for (u32 o = rr->off; o < rr->off + rr->len; o++)
+			nd += km->dec[o];
+		if (nd) {
+			km->consec = 0;
+			km->tgt = 2;
+		} else if (++km->consec > km->tgt) {
+			km->consec = 0;
+			km->tgt = km->tgt < 128 ? km->tgt * 2 : km->tgt + 128;
+			if (km->done_i + 1 < s->nrec) {
+				km->confirms++;
+				hw_engine_flow_resync(rc->eng, rc->handle,
+						      s->isn + rr->off + rr->len,
+						      rr->rn + 1);
+			}
+		}
+		km->done_i++;
+	}
+}
+
+/* one data frame of the flow through the engine, checked, then the kernel */
+static void run_data_frame(struct run_ctx *rc, const struct item *x)
+{
+	struct stream *s = &rc->s;
+	struct hw_rx_completion c;
+	struct hw_flow_info before, after;
+	u32 flen, hl = frame_hdr_len(&rc->fc), seq;
+	bool marked;
+
+	seq = s->isn + x->off;
+	flen = frame_build(rc->frame, &rc->fc, seq, 0x18, s->wire + x->off,
+			   x->len);
+	if (x->corrupt)
+		rc->frame[hl + rng_below(&rc->r, x->len)] ^= 0x10;
+	memcpy(rc->copy, rc->frame, flen);
+	memset(rc->out, 0xa5, flen);
+	hw_engine_flow_info(rc->eng, rc->handle, &before);
+	hw_engine_rx(rc->eng, rc->frame, flen, rc->out, &c);
+	marked = hw_rx_decrypted(&c);
+	if (x->held)
+		memset(rc->km.lost + x->off, 1, x->len);
+	hw_engine_flow_info(rc->eng, rc->handle, &after);
+	if (after.stats.reorder_recovered != before.stats.reorder_recovered)
+		check_recovery(rc, seq, &before, &after, &c, marked);
+	CHECK(!after.reorder_pending || after.state == HW_FS_SEARCH ||
+	      after.state == HW_FS_TRACK,
+	      "reorder walk pending in state %s",
+	      hw_flow_state_name(after.state));
+
+	/* ---- invariants ---- */
+	CHECK(!memcmp(rc->copy, rc->frame, flen), "input frame modified");
+	CHECK(c.is_tcp, "not parsed as TCP");
+	CHECK(!c.crypto_success || !c.auth_fail, "success+auth_fail");
+	CHECK(!c.crypto_success || c.crypto_done, "success w/o done");
+	if (x->corrupt) {
+		CHECK(!c.csum_ok && !marked && !c.resync_req,
+		      "bad checksum frame accepted");
+		before.stats.bad_csum++;
+		CHECK(!memcmp(&before, &after, sizeof(before)),
+		      "bad checksum frame changed flow state");
+		return;
+	}
+	CHECK(c.csum_ok && c.is_tls_flow && c.flow == rc->handle,
+	      "flow frame not recognised");
+	CHECK(c.payload_off == hl && c.payload_len == x->len,
+	      "payload offsets");
+	track_holes(rc, x, seq);
+	if (marked)
+		check_marked(rc, x, seq, hl, flen);
+	if (c.resync_req) {
+		u32 rs = c.resync_seq - s->isn;
+
+		CHECK(rs >= x->off && rs < x->off + x->len && rs >= 4 &&
+		      hdr_plausible_bytes(s->wire + rs - 4),
+		      "resync request for seq not seen in frame");
+		rc->km.req_valid = true;
+		rc->km.req_seq = c.resync_seq;
+	}
+	if ((c.events & HW_EV_KEY_REFRESH_NEEDED) && rc->refresh_pending) {
+		/* driver: reinstall the right key */
+		run_key_update(rc, &s->ep[rc->next_ep - 1], false);
+		rc->refresh_pending = false;
+	}
+
+	kernel_receive(rc, x, marked);
+	if (rc->sc->mode == 1)
+		kernel_next_hint(rc);
+}
+
+/* the schedule, frame by frame, until the first failed check */
+static void run_frames(struct run_ctx *rc)
+{
+	for (size_t k = 0; k < rc->nit && !cur_failed; k++) {
+		const struct item *x = &rc->it[k];
+
+		if (x->lost_first) {
+			memset(rc->km.lost + x->off, 1, x->len);
+			continue;
+		}
+		run_key_updates(rc, x);
+		if (x->noise)
+			run_noise(rc, x);
+		else
+			run_data_frame(rc, x);
+	}
+}
+
+/* per record: decrypted whole by the device? touched by a hole? */
+static void run_account(struct run_ctx *rc, struct run_res *res)
+{
+	struct kmodel *km = &rc->km;
+	struct stream *s = &rc->s;
+	int i;
+
+	res->nrec = s->nrec;
 	res->first_dec = -1;
-	for (i = 0; i < s.nrec; i++) {
-		struct ref_rec *rr = &s.rec[i];
+	for (i = 0; i < s->nrec; i++) {
+		struct ref_rec *rr = &s->rec[i];
 		bool all = true, touched = false;
 
-		if (rr->off < start_off)
+		if (rr->off < rc->start_off)
 			continue;
 		for (u32 o = rr->off; o < rr->off + rr->len; o++) {
-			all &= km.dec[o] && km.rcvd[o];
-			touched |= km.lost[o];
+			all &= km->dec[o] && km->rcvd[o];
+			touched |= km->lost[o];
 		}
 		if (all) {
 			res->dec++;
@@ -563,7 +671,7 @@ static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
 			res->untouched_dec += all;
 		}
 		for (u32 o = rr->off; o < rr->off + rr->len; o++) {
-			bool d = km.dec[o] && km.rcvd[o];
+			bool d = km->dec[o] && km->rcvd[o];
 
 			res->bytes++;
 			res->dec_bytes += d;
@@ -572,32 +680,47 @@ static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
 				res->touched_dec_bytes += d;
 			}
 		}
-		if (s.nep > 1 && rr->rn >= s.ep[s.nep - 1].from_rn + 3 && all)
+		if (s->nep > 1 && rr->rn >= s->ep[s->nep - 1].from_rn + 3 &&
+		    all)
 			res->late_dec++;
 	}
-	(void)e;
-	(void)late_issue_rec;
-	hw_engine_stats(eng, &res->st);
-	res->confirms = km.confirms;
-	{
-		struct hw_key_reap reap = { .n = 0 };
+	hw_engine_stats(rc->eng, &res->st);
+	res->confirms = km->confirms;
+}
 
-		CHECK(!hw_engine_flow_del(eng, handle, &reap), "flow_del");
-		hw_key_reap_free(&reap);
-		CHECK(hw_engine_flow_del(eng, handle, &reap) == -ENOENT,
-		      "double delete");
-	}
-	hw_engine_fini(eng);
-	free(mem);
-	free(frame);
-	free(copy);
-	free(out);
-	free(it);
-	free(km.rcvd);
-	free(km.dec);
-	free(km.lost);
-	free(rec_holed);
-	stream_free(&s);
+/* delete the flow (twice: the second must fail), free everything */
+static void run_teardown(struct run_ctx *rc)
+{
+	struct hw_key_reap reap = { .n = 0 };
+
+	CHECK(!hw_engine_flow_del(rc->eng, rc->handle, &reap), "flow_del");
+	hw_key_reap_free(&reap);
+	CHECK(hw_engine_flow_del(rc->eng, rc->handle, &reap) == -ENOENT,
+	      "double delete");
+	hw_engine_fini(rc->eng);
+	free(rc->mem);
+	free(rc->frame);
+	free(rc->copy);
+	free(rc->out);
+	free(rc->it);
+	free(rc->km.rcvd);
+	free(rc->km.dec);
+	free(rc->km.lost);
+	free(rc->rec_holed);
+	stream_free(&rc->s);
+}
+
+static void run_one(const struct scen *sc, u64 seed, struct run_res *res)
+{
+	struct run_ctx rc = { 0 };
+
+	memset(res, 0, sizeof(*res));
+	run_setup(&rc, sc, seed);
+	run_schedule(&rc);
+	run_install(&rc);
+	run_frames(&rc);
+	run_account(&rc, res);
+	run_teardown(&rc);
 }
 
 static void run_scen(const struct scen *sc)
