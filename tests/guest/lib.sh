@@ -248,20 +248,23 @@ nic_share() {
 }
 
 # fault_alloc on|off: allocation-failure injection for FAULT_ALLOC=1 runs
-# (make test-debug), on while a transfer runs, off for setup and checks so
-# that the tools themselves do not fail. Slab and page allocations fail at
-# FAULT_PERCENT % of every FAULT_INTERVAL-th call (default 1 % of every
-# 20th: about 1 in 2000), in any task and any context (task-filter off,
-# sleeping allocations too), so NAPI's GFP_ATOMIC allocations and
-# tls_dev_add's GFP_KERNEL ones both fail. verbose=1 logs one line per
-# failure (no stack), which the runner counts.
+# (make test-debug), on while a transfer runs, off for setup and checks.
+# Non-sleeping slab and page allocations fail at FAULT_PERCENT % of every
+# FAULT_INTERVAL-th call (default 1 % of every 20th: about 1 in 2000) in
+# any task and any context (task-filter off): NAPI's and the cable's
+# GFP_ATOMIC allocations, the TCP and kTLS softirq paths. Sleeping
+# allocations are left alone (ignore-gfp-wait): failing those too made the
+# shell, awk and grep of the test itself die (fork, exec), which proves
+# nothing about the NIC; a failed tls_dev_add has its own injection
+# (debugfs tls_fail_next_add, test 44). verbose=1 logs one line per failure (no
+# stack), which the runner counts.
 fault_alloc() {
 	[ "${FAULT_ALLOC:-0}" = 1 ] || return 0
 	for d in /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
 		[ -d $d ] || die "FAULT_ALLOC=1 needs $d (make test-debug's kernel)"
 		if [ "$1" = on ]; then
 			echo N > $d/task-filter
-			echo N > $d/ignore-gfp-wait
+			echo Y > $d/ignore-gfp-wait
 			echo -1 > $d/times
 			echo 1 > $d/verbose
 			echo "${FAULT_INTERVAL:-20}" > $d/interval

@@ -62,6 +62,8 @@ for t in [0-9][0-9]-*.sh; do
 	start=$(date +%s)
 	sh -c ". ./lib.sh; . ./$t" > /tmp/test.out 2>&1
 	rc=$?
+	# whatever way the test ended, the checks below run without injection
+	[ "${FAULT_ALLOC:-0}" = 1 ] && ( . ./lib.sh; fault_alloc off )
 	dur=$(( $(date +%s) - start ))
 	sed 's/^\([^#]\)/#   \1/' /tmp/test.out
 	# Each test leaves the guest as it found it: no namespace, no port,
@@ -74,7 +76,6 @@ for t in [0-9][0-9]-*.sh; do
 	dmesg | tail -n +$((before + 1)) > /tmp/test.dmesg
 	splat=$(sh ./splat.sh /tmp/test.dmesg | head -5)
 	if [ "${FAULT_ALLOC:-0}" = 1 ]; then
-		( . ./lib.sh; fault_alloc off )	# whatever way the test ended
 		inj=$(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/test.dmesg)
 		injected_total=$((injected_total + inj))
 		for o in intact error stopped; do
