@@ -8,8 +8,12 @@
 SHELL := /bin/bash
 ROOT := $(CURDIR)
 BUILD := $(ROOT)/build
-KVER ?= $(shell $(ROOT)/qemu-image/kver.sh)
-KDIR ?= /usr/src/linux-headers-$(KVER)
+# KVER: a kernel ABI (6.1.0-57-amd64) or a Debian line (6.1, 6.12) that
+# qemu-image/kver.sh resolves to the ABI its packages point at today.
+override KVER := $(shell KVER=$(KVER) $(ROOT)/qemu-image/kver.sh)
+# Installed headers, or (6.12, whose headers package would pull in a boot
+# kernel) headers unpacked under build/: qemu-image/headers.sh.
+KDIR ?= $(shell $(ROOT)/qemu-image/headers.sh $(KVER) $(BUILD))
 KROOT := $(BUILD)/kernel-$(KVER)/root
 VMLINUZ := $(KROOT)/boot/vmlinuz-$(KVER)
 BASE_CPIO := $(BUILD)/rootfs-$(KVER).cpio
@@ -102,6 +106,13 @@ soak: deps image stage
 coverage: export INNOVA_GUEST_CMD = sh /innova/tests/guest/coverage.sh
 coverage: deps image stage
 	@$(call run-guest,--timeout 3600)
+
+# The kernel's own TLS selftests (tools/testing/selftests/net/tls.c from
+# linux-source) across the NIC: veth baseline vs Innova, clean and with
+# faults, in one guest run (tests/kselftest/). Also a step of make test.
+.PHONY: kselftest
+kselftest: deps image stage
+	@BUILD=$(BUILD) $(ROOT)/tests/kselftest/run.sh
 
 fuzz:
 	$(MAKE) -C tests/host fuzz BUILD=$(BUILD)

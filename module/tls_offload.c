@@ -34,6 +34,7 @@
 
 #include <innova/hw_engine.h>
 
+#include "compat.h"
 #include "innova.h"
 
 #define CREATE_TRACE_POINTS
@@ -515,8 +516,8 @@ static void innova_tls_resync_request(struct innova_port *port,
 		hdr = c->resync_seq - 4;
 		/* the header may begin in the previous frame (carried bytes) */
 		start = before(c->tcp_seq, hdr) ? c->tcp_seq : hdr;
-		tls_offload_rx_resync_async_request_start(sk, htonl(start),
-							  c->tcp_seq + c->payload_len - start);
+		innova_resync_async_start(sk, &flow->resync_async, htonl(start),
+					  c->tcp_seq + c->payload_len - start);
 		flow->async_busy = true;
 		flow->async_answered = false;
 		flow->async_hw_seq = hdr;
@@ -543,8 +544,8 @@ static void innova_tls_async_work(struct work_struct *work)
 	spin_lock_bh(&tp->lock);
 	if (innova_tls_find(tp, flow->handle) == flow && flow->async_busy &&
 	    !flow->async_answered) {
-		tls_offload_rx_resync_async_request_end(flow->sk,
-							htonl(flow->async_hw_seq));
+		innova_resync_async_end(flow->sk, &flow->resync_async,
+					htonl(flow->async_hw_seq));
 		flow->async_answered = true;	/* busy until consumed */
 		sent = true;
 	}

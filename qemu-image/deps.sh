@@ -1,21 +1,28 @@
 #!/bin/bash
 # Install the host packages Innova needs (Debian 12). Idempotent: only
 # missing packages are installed; apt-get update runs at most once per call.
-# Nothing here touches the host's running kernel: the linux-headers package
-# only provides the build tree for the module, which runs inside QEMU.
+# Nothing here touches the host's running kernel or /boot: the
+# linux-headers package only provides the module's build tree, and only
+# when it depends on no kernel image (6.1); otherwise (6.12) headers.sh
+# unpacks the headers under build/ instead of installing them.
 set -euo pipefail
 export PATH="$PATH:/usr/sbin:/sbin"
 
 KVER=${1:?usage: deps.sh KVER [EXTRA_PACKAGE...]}
 shift
+line=$(echo "$KVER" | cut -d. -f1-2)	# 6.12.118+deb12-amd64 -> 6.12
 
+# pahole (dwarves): kbuild of 6.12 generates the module's BTF with it.
 want=(
 	make gcc clang libc6-dev libssl-dev openssl pkg-config
-	"linux-headers-$KVER" linux-source-6.1 sparse
+	"linux-source-$line" sparse dwarves
 	qemu-system-x86 debootstrap cpio xz-utils zstd kmod
 	iproute2 ethtool libclang-rt-14-dev valgrind rsync
 	"$@"
 )
+if ! apt-cache depends "linux-headers-$KVER" 2>/dev/null | grep -q 'Depends: linux-image'; then
+	want+=("linux-headers-$KVER")
+fi
 
 missing=()
 for p in "${want[@]}"; do

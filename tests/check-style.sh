@@ -1,15 +1,16 @@
 #!/bin/bash
 # Kernel style gates for the module sources, as TAP:
-#   checkpatch.pl --strict (taken from Debian's linux-source-6.1) and sparse
-#   (make C=2 rebuilds every file through sparse).
-# Usage: check-style.sh KDIR KMOD_BUILD_DIR
+#   checkpatch.pl --strict (taken from Debian's linux-source of KVER's line,
+#   6.1 or 6.12) and sparse (make C=2 rebuilds every file through sparse).
+# Usage: KVER=<abi> check-style.sh KDIR KMOD_BUILD_DIR
 set -uo pipefail
 KDIR=${1:?}; KMOD=${2:?}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CP=$ROOT/build/checkpatch
+line=$(echo "${KVER:-6.1}" | cut -d. -f1-2)
+CP=$ROOT/build/checkpatch-$line
 if [ ! -x "$CP/scripts/checkpatch.pl" ]; then
-	tarball=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -1)
-	[ -n "$tarball" ] || { echo "not ok - checkpatch: linux-source-6.1 not installed"; exit 1; }
+	tarball=$(ls /usr/src/linux-source-"$line".tar.* 2>/dev/null | head -1)
+	[ -n "$tarball" ] || { echo "not ok - checkpatch: linux-source-$line not installed"; exit 1; }
 	mkdir -p "$CP"
 	tar xf "$tarball" -C "$CP" --strip-components=1 --wildcards \
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
@@ -19,7 +20,7 @@ files=$(cd "$ROOT" && ls module/*.c module/*.h module/hw/*.c module/hw/*.h inclu
 out=$(cd "$ROOT" && "$CP/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
 	--ignore FILE_PATH_CHANGES -f $files 2>&1 | grep -E ': (ERROR|WARNING|CHECK):')
 if [ -z "$out" ]; then
-	echo "ok - checkpatch.pl --strict clean ($(echo $files | wc -w) files)"
+	echo "ok - checkpatch.pl --strict ($line) clean ($(echo $files | wc -w) files)"
 else
 	echo "$out" | head -40 | sed 's/^/# /'
 	echo "not ok - checkpatch.pl --strict: $(echo "$out" | wc -l) findings"

@@ -5,6 +5,7 @@
 # as a failed test, never as a silent pass).
 #   GUEST_TESTS='2* 41-*'  run only guest tests whose file name matches one
 #   SKIP_GUEST=1      host tests only
+#   SKIP_KSELFTEST=1  no kernel TLS selftest run (tests/kselftest)
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
@@ -24,7 +25,8 @@ fi
 
 echo "# kernel style (checkpatch --strict, sparse)"
 KVER=$(qemu-image/kver.sh)
-tests/check-style.sh "/usr/src/linux-headers-$KVER" "$BUILD/kmod" > "$LOGS/style.log" 2>&1
+KVER=$KVER tests/check-style.sh "$(qemu-image/headers.sh "$KVER" "$BUILD")" "$BUILD/kmod" \
+	> "$LOGS/style.log" 2>&1
 grep '^# ' "$LOGS/style.log" | head -20
 tally "$LOGS/style.log"
 
@@ -65,4 +67,15 @@ echo "# guest suite (QEMU TCG)"
 KVER=$(qemu-image/kver.sh)
 guest_suite guest "$BUILD/kernel-$KVER/root/boot/vmlinuz-$KVER" "$BUILD/rootfs-$KVER.cpio" \
 	"$BUILD/stage" "$BUILD/guest-out" "GUEST_TESTS='${GUEST_TESTS:-*}' sh /innova/tests/guest/run-suite.sh"
+
+# The kernel's own TLS selftests across the NIC (tests/kselftest): one more
+# guest boot, veth baseline vs Innova, clean and with faults.
+if [ "${SKIP_KSELFTEST:-0}" != 1 ]; then
+	echo "# kernel TLS selftests across the NIC (tests/kselftest, QEMU TCG)"
+	BUILD=$BUILD tests/kselftest/run.sh > "$LOGS/kselftest.log" 2>&1
+	rc=$?
+	grep -E '^# ' "$LOGS/kselftest.log" | grep -v '^#   ' | head -40
+	tally "$LOGS/kselftest.log"
+	[ $rc -eq 0 ] || grep -q '^not ok' "$LOGS/kselftest.log" || fail_step "kselftest exited $rc"
+fi
 finish

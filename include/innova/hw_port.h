@@ -17,6 +17,7 @@
 #include <linux/string.h>
 #include <linux/errno.h>
 #include <linux/compiler.h>
+#include <linux/bitops.h>	/* 6.12's net/checksum.h uses ror32() */
 #include <net/checksum.h>
 
 static inline void hw_memzero_explicit(void *p, size_t n)

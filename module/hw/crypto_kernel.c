@@ -25,12 +25,13 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <asm/unaligned.h>
 #include <crypto/aes.h>
 #include <crypto/algapi.h>
 #include <crypto/gf128mul.h>
 #include <crypto/internal/cipher.h>
 #include <innova/hw_crypto.h>
+
+#include "compat.h"	/* unaligned accessors */
 
 /* crypto_cipher is exported for in-kernel template users only */
 MODULE_IMPORT_NS(CRYPTO_INTERNAL);

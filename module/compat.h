@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel API differences between the kernels Innova builds for (Debian's
+ * 6.1 and 6.12 lines), in one place: the rest of the module is written
+ * against one API. Each switch is a Kbuild feature test (see Kbuild), not a
+ * version number: Debian's 6.12.y carries stable backports that a version
+ * check would miss. docs/design.md ("Two kernels") lists what differs.
+ */
+#ifndef INNOVA_COMPAT_H
+#define INNOVA_COMPAT_H
+
+#include <net/tls.h>
+
+/* 6.12 moved the unaligned accessors from asm/ to linux/. */
+#ifdef INNOVA_HAVE_LINUX_UNALIGNED_H
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * The async resync query: 6.1 takes the socket and finds the driver's
+ * struct tls_offload_resync_async through it; later kernels take that
+ * struct, which the driver owns and registered at add time.
+ */
+static inline void
+innova_resync_async_start(struct sock *sk, struct tls_offload_resync_async *ra,
+			  __be32 seq, u16 len)
+{
+#ifdef INNOVA_RESYNC_ASYNC_BY_STRUCT
+	tls_offload_rx_resync_async_request_start(ra, seq, len);
+#else
+	tls_offload_rx_resync_async_request_start(sk, seq, len);
+#endif
+}
+
+static inline void
+innova_resync_async_end(struct sock *sk, struct tls_offload_resync_async *ra,
+			__be32 seq)
+{
+#ifdef INNOVA_RESYNC_ASYNC_BY_STRUCT
+	tls_offload_rx_resync_async_request_end(ra, seq);
+#else
+	tls_offload_rx_resync_async_request_end(sk, seq);
+#endif
+}
+
+#endif /* INNOVA_COMPAT_H */
