@@ -72,7 +72,7 @@ guest_suite guest "$BUILD/kernel-$KVER/root/boot/vmlinuz-$KVER" "$BUILD/rootfs-$
 # guest boot, veth baseline vs Innova, clean and with faults.
 if [ "${SKIP_KSELFTEST:-0}" != 1 ]; then
 	echo "# kernel TLS selftests across the NIC (tests/kselftest, QEMU TCG)"
-	BUILD=$BUILD tests/kselftest/run.sh > "$LOGS/kselftest.log" 2>&1
+	BUILD=$BUILD KVER=$KVER tests/kselftest/run.sh > "$LOGS/kselftest.log" 2>&1
 	rc=$?
 	grep -E '^# ' "$LOGS/kselftest.log" | grep -v '^#   ' | head -40
 	tally "$LOGS/kselftest.log"
