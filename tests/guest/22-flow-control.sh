@@ -9,26 +9,22 @@ echo "$pause" | grep -q '^RX:[[:space:]]*on' && echo "$pause" | grep -q '^TX:[[:
 ip netns exec B ethtool -A innova1 autoneg on 2>/dev/null && die "pause autoneg accepted"
 ip netns exec B ethtool -G innova1 rx 16 || die "ethtool -G rx 16"
 
-xoff0=$(ethtool_stat B innova1 tx_pause_ctrl_phy) drops0=$(ethtool_stat B innova1 rx_ring_drops)
-honour0=$(ethtool_stat A innova0 rx_pause_ctrl_phy)
+snap on; snap on.A A innova0
 tcp_transfer A B $IP4_B 8000000
-xoff=$(( $(ethtool_stat B innova1 tx_pause_ctrl_phy) - xoff0 ))
-honour=$(( $(ethtool_stat A innova0 rx_pause_ctrl_phy) - honour0 ))
-drops=$(( $(ethtool_stat B innova1 rx_ring_drops) - drops0 ))
-log "pause on, 16-slot ring: XOFF sent $xoff, honoured $honour, ring drops $drops"
-[ "$xoff" -gt 0 ] || die "a 16-slot ring never filled (test too weak)"
+xoff=$(delta on tx_pause_ctrl_phy) honour=$(delta on.A rx_pause_ctrl_phy)
+log "pause on, 16-slot ring: XOFF sent $xoff, honoured $honour, ring drops $(delta on rx_ring_drops)"
+expect_delta on tx_pause_ctrl_phy -gt 0 "a 16-slot ring never filled (test too weak)"
 [ "$honour" = "$xoff" ] || die "XOFF sent $xoff but honoured $honour"
-[ "$drops" = 0 ] || die "$drops frames dropped with flow control on"
+expect_delta on rx_ring_drops -eq 0 "frames dropped with flow control on"
 ip netns exec B ethtool --include-statistics -a innova1 2>/dev/null | grep -q 'tx_pause_frames: [1-9]' ||
 	die "ethtool pause statistics missing"
 
 ip netns exec B ethtool -A innova1 tx off || die "ethtool -A tx off"
-drops0=$(ethtool_stat B innova1 rx_ring_drops) xoff0=$(ethtool_stat B innova1 tx_pause_ctrl_phy)
+snap off
 tcp_transfer A B $IP4_B 8000000
-drops=$(( $(ethtool_stat B innova1 rx_ring_drops) - drops0 ))
-xoff=$(( $(ethtool_stat B innova1 tx_pause_ctrl_phy) - xoff0 ))
-log "pause off: XOFF sent $xoff, ring drops $drops (TCP retransmitted them)"
-[ "$xoff" = 0 ] || die "XOFF sent with tx pause off"
+drops=$(delta off rx_ring_drops)
+log "pause off: XOFF sent $(delta off tx_pause_ctrl_phy), ring drops $drops (TCP retransmitted them)"
+expect_delta off tx_pause_ctrl_phy -eq 0 "XOFF sent with tx pause off"
 # A drop needs the sender to outrun NAPI by 16 frames: likely, not certain.
 [ "$drops" -gt 0 ] || log "note: no ring overflow without pause this time"
 ip netns exec B ethtool -A innova1 tx on

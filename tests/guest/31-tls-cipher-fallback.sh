@@ -1,5 +1,10 @@
 # TLS 1.2 AES-CCM and ChaCha20-Poly1305: the NIC refuses them in tls_dev_add,
 # the core silently uses software kTLS, and every byte is still right.
+# TLS 1.3 (AES-GCM-128/256, ChaCha20): the core itself never offers it to a
+# device (tls_set_device_offload_rx refuses anything but TLS 1.2 before it
+# calls the driver), so software kTLS RX, and the driver's tls_dev_add is
+# never called: a kprobe on it counts the calls, a TLS 1.2 AES-GCM run shows
+# the probe sees them.
 setup_pair
 for c in aes128ccm chacha20; do
 	tls_run $IP4_B "--rx-mode manual --cipher $c --bytes 1M" "--tx-mode ktls --cipher $c --bytes 1M"
@@ -7,3 +12,60 @@ for c in aes128ccm chacha20; do
 	expect_path software
 	[ "$(jr .cipher)" = "$c" ] || die "cipher reported $(jr .cipher)"
 done
+
+# kprobe on the driver's tls_dev_add (tracefs kprobe_events); absent on a
+# kernel without CONFIG_KPROBE_EVENTS: the counter checks below still run.
+KP_EVENT=innova31_dev_add
+kp_hits() { awk -v e="$KP_EVENT" '$1 == e || $1 == "kprobes/" e { print $2 }' $TRACE/kprobe_profile; }
+kp_off() {
+	echo 0 > "$TRACE/events/kprobes/$KP_EVENT/enable" 2>/dev/null
+	echo "-:kprobes/$KP_EVENT" >> $TRACE/kprobe_events 2>/dev/null
+	true
+}
+KP=
+if [ -w $TRACE/kprobe_events ]; then
+	echo "p:kprobes/$KP_EVENT innova_tls_dev_add" >> $TRACE/kprobe_events ||
+		die "cannot place a kprobe on innova_tls_dev_add"
+	trap kp_off EXIT
+	echo 1 > "$TRACE/events/kprobes/$KP_EVENT/enable" || die "cannot enable the kprobe"
+	KP=1
+else
+	log "no $TRACE/kprobe_events: tls_dev_add calls not counted, counters only"
+fi
+
+# Positive control: TLS 1.2 AES-GCM is offloaded, so the probe must see one call.
+if [ -n "$KP" ]; then
+	k0=$(kp_hits)
+	tls_run $IP4_B "--rx-mode manual --bytes 256k" "--tx-mode ktls --bytes 256k"
+	expect_intact 262144
+	expect_path device
+	k1=$(kp_hits)
+	log "TLS 1.2 aes128gcm: tls_dev_add called $((k1 - k0)) time(s)"
+	[ $((k1 - k0)) -eq 1 ] || die "kprobe saw $((k1 - k0)) tls_dev_add calls for one offloaded TLS 1.2 flow, want 1"
+fi
+
+for c in aes128gcm aes256gcm chacha20; do
+	snap t13
+	[ -n "$KP" ] && k0=$(kp_hits)
+	tls_run $IP4_B "--tls13 --rx-mode manual --cipher $c --bytes 1M" "--tls13 --tx-mode ktls --cipher $c --bytes 1M"
+	expect_intact 1048576
+	expect_path software
+	[ "$(jr .cipher)" = "$c" ] || die "TLS 1.3 $c: cipher reported $(jr .cipher)"
+	[ "$(jr .tls_version)" = 1.3 ] && [ "$(js .tls_version)" = 1.3 ] ||
+		die "TLS 1.3 $c: version reported recv $(jr .tls_version) send $(js .tls_version)"
+	[ "$(jr .ktls)" = true ] && [ "$(js .ktls)" = true ] || die "TLS 1.3 $c: kTLS did not carry the data"
+	# 1M in 16 KiB records; the kernel's rec_seq counted them (none before TLS_RX, no tickets)
+	[ "$(jr .records)" = 64 ] || die "TLS 1.3 $c: $(jr .records) records, want 64"
+	[ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die "TLS 1.3 $c: TlsDecryptError $(jr .tls_stat.TlsDecryptError)"
+	expect_delta t13 rx_tls_ctx -eq 0 "TLS 1.3 $c: a flow was installed in the NIC"
+	expect_delta t13 rx_tls_add_fail -eq 0 "TLS 1.3 $c: the engine saw an install attempt"
+	expect_delta t13 rx_tls_err -eq 0 "TLS 1.3 $c: driver error"
+	expect_delta t13 rx_tls_decrypted_bytes -eq 0 "TLS 1.3 $c: the NIC marked bytes decrypted"
+	if [ -n "$KP" ]; then
+		k1=$(kp_hits)
+		[ $((k1 - k0)) -eq 0 ] || die "TLS 1.3 $c: tls_dev_add called $((k1 - k0)) time(s), want never"
+	fi
+	log "TLS 1.3 $c: intact, software path, rx_tls_ctx +0, rx_tls_add_fail +0${KP:+, tls_dev_add calls +0}"
+done
+kp_off
+trap - EXIT

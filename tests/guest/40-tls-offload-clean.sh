@@ -6,23 +6,23 @@ setup_pair
 BYTES=${BYTES:-24M}
 for addr in $IP4_B $IP6_B; do
 	for c in aes128gcm aes256gcm; do
-		snap_b clean
+		snap clean
 		tls_run $addr "--rx-mode manual --cipher $c --bytes $BYTES" "--tx-mode ktls --cipher $c --bytes $BYTES"
 		expect_intact $(jr .bytes)
 		[ "$(jr .bytes)" -gt 0 ] || die "no bytes"
 		expect_path device
 		[ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die "TlsDecryptError=$(jr .tls_stat.TlsDecryptError)"
 		share=$(device_share clean) nic=$(nic_share clean)
-		log "$addr $c: device decrypted $(delta_b clean rx_tls_decrypted_bytes) TLS bytes (${share}/10000), $(delta_b clean rx_tls_records_decrypted) of $(jr .records) records, NIC share $nic/10000; XOFF sent $(delta_b clean tx_pause_ctrl_phy), sync lost $(delta_b clean rx_tls_sync_lost)"
+		log "$addr $c: device decrypted $(delta clean rx_tls_decrypted_bytes) TLS bytes (${share}/10000), $(delta clean rx_tls_records_decrypted) of $(jr .records) records, NIC share $nic/10000; XOFF sent $(delta clean tx_pause_ctrl_phy), sync lost $(delta clean rx_tls_sync_lost)"
 		# flow control keeps a clean link lossless, however slow the guest
-		[ "$(delta_b clean rx_ring_drops)" = 0 ] || die "$(delta_b clean rx_ring_drops) frames dropped at the RX ring on a clean link"
+		expect_delta clean rx_ring_drops -eq 0 "frames dropped at the RX ring on a clean link"
 		# The floor is on the NIC share: on a loaded machine the flow
 		# can lose sync once around its install (seen once: 4 records
 		# followed while the kernel answered, 9961/10000 of the bytes,
 		# 1531 of the 1532 other records decrypted); how long the
 		# kernel takes to answer is its pace, not the NIC's.
 		[ "$nic" -ge ${MIN_SHARE:-9990} ] || die "NIC share $nic/10000 < ${MIN_SHARE:-9990}"
-		[ "$(delta_b clean rx_tls_sync_lost)" -le 1 ] || die "sync lost $(delta_b clean rx_tls_sync_lost) times on a clean link"
+		expect_delta clean rx_tls_sync_lost -le 1 "sync lost on a clean link"
 	done
 done
 [ "$(ethtool_stat B innova1 rx_tls_auth_fail)" = 0 ] || die "auth failures on a clean link"

@@ -5,35 +5,29 @@
 #    late-frame recovery off, every lost sync must take that round trip;
 #  - from the late frame itself (default): no round trip needed.
 setup_pair
-T=/sys/kernel/tracing
-echo > $T/trace
-echo 1 > $T/events/innova/enable || die "no innova tracepoints"
-echo 1 > $T/events/tls/tls_device_rx_resync_send/enable
+trace_on innova tls/tls_device_rx_resync_send
 BYTES=${BYTES:-16M}
-# run_faulted NAME RECOVERY MIN_DEVICE_SHARE MIN_NIC_SHARE cable-knob=value...
+# run_faulted NAME RECOVERY MIN_DEVICE_SHARE MIN_NIC_SHARE set_cable-knob=value...
 # (floors per 10000; see lib.sh for device_share and nic_share)
 run_faulted() {
 	name=$1 recovery=$2 min_share=$3 min_nic=$4; shift 4
 	echo "$recovery" > "$PORT_B/tls_reorder_recovery"
-	echo 0 > "$PORT_A/drop_ppm"; echo 0 > "$PORT_A/reorder_ppm"; echo 0 > "$PORT_A/dup_ppm"
-	for kv in "$@"; do echo "${kv#*=}" > "$PORT_A/${kv%%=*}"; done
-	echo 4242 > "$PORT_A/seed"
-	echo 1 > "$PORT_A/reset_counters"
-	snap_b $name
+	set_cable drop=0 reorder=0 dup=0 "$@" seed=4242
+	snap "$name"; snap "$name.A" A innova0
 	tls_run ${ADDR:-$IP4_B} "--rx-mode manual --bytes $BYTES ${CIPHER:+--cipher $CIPHER}" "--tx-mode ktls --bytes $BYTES --record-size 16384 ${CIPHER:+--cipher $CIPHER}"
 	expect_intact $(jr .bytes)
 	expect_path device
-	req=$(delta_b $name rx_tls_resync_req_start)
-	ok=$(delta_b $name rx_tls_resync_res_ok)
-	rec=$(delta_b $name rx_tls_reorder_recovered)
-	lost=$(delta_b $name rx_tls_sync_lost)
-	share=$(device_share $name) nic=$(nic_share $name)
-	log "$name: device share ${share}/10000, NIC share $nic/10000 (records $(jr .records), followed awaiting the kernel $(delta_b $name rx_tls_records_followed), touched by a hole $(delta_b $name rx_tls_records_unauth), decrypted $(delta_b $name rx_tls_records_decrypted)), sync lost $lost, resync requests $req, confirmations $ok, recovered from late frames $rec, holes $(delta_b $name rx_tls_holes); cable: dropped $(cat "$PORT_A/dropped") reordered $(cat "$PORT_A/reordered")"
-	[ "$lost" -gt 0 ] || die "$name: the faults never cost sync (test too weak)"
+	req=$(delta "$name" rx_tls_resync_req_start)
+	ok=$(delta "$name" rx_tls_resync_res_ok)
+	rec=$(delta "$name" rx_tls_reorder_recovered)
+	lost=$(delta "$name" rx_tls_sync_lost)
+	share=$(device_share "$name") nic=$(nic_share "$name")
+	log "$name: device share ${share}/10000, NIC share $nic/10000 (records $(jr .records), followed awaiting the kernel $(delta "$name" rx_tls_records_followed), touched by a hole $(delta "$name" rx_tls_records_unauth), decrypted $(delta "$name" rx_tls_records_decrypted)), sync lost $lost, resync requests $req, confirmations $ok, recovered from late frames $rec, holes $(delta "$name" rx_tls_holes); cable: dropped $(delta "$name.A" tx_cable_dropped) reordered $(delta "$name.A" tx_cable_reordered)"
+	expect_delta "$name" rx_tls_sync_lost -gt 0 "$name: the faults never cost sync (test too weak)"
 	if [ "$recovery" = 0 ]; then
-		[ "$rec" -eq 0 ] || die "$name: recovered from late frames with recovery off"
-		[ "$req" -gt 0 ] || die "$name: no resync requests"
-		[ "$ok" -gt 0 ] || die "$name: no resync confirmations"
+		expect_delta "$name" rx_tls_reorder_recovered -eq 0 "$name: recovered from late frames with recovery off"
+		expect_delta "$name" rx_tls_resync_req_start -gt 0 "$name: no resync requests"
+		expect_delta "$name" rx_tls_resync_res_ok -gt 0 "$name: no resync confirmations"
 	else
 		[ "$rec" -gt 0 ] || [ "$ok" -gt 0 ] || die "$name: sync never came back"
 	fi
@@ -48,22 +42,20 @@ run_faulted() {
 # about two records per lost sync (the one whose header fell in the gap,
 # and the shadow record): measured 9558 for loss, 8192 for reorder (46
 # lost syncs in 1024 records).
-run_faulted loss1-core 0 0 9000 drop_ppm=10000
-run_faulted reorder5-core 0 0 7000 reorder_ppm=50000 reorder_gap=3
+run_faulted loss1-core 0 0 9000 drop=10000
+run_faulted reorder5-core 0 0 7000 reorder=50000 gap=3
 # The default NIC: late-frame recovery, no kernel round trip to wait for.
-run_faulted loss1 1 9000 9000 drop_ppm=10000
-run_faulted reorder5 1 9000 9000 reorder_ppm=50000 reorder_gap=3
+run_faulted loss1 1 9000 9000 drop=10000
+run_faulted reorder5 1 9000 9000 reorder=50000 gap=3
 # The same over IPv6 with AES-256, plus 2 % duplicates.
-ADDR=$IP6_B CIPHER=aes256gcm run_faulted loss1-v6-256 1 9000 9000 drop_ppm=10000 dup_ppm=20000
-[ "$(cat "$PORT_A/duplicated")" -gt 0 ] || die "the cable duplicated nothing"
-ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-v6-256 1 9000 9000 reorder_ppm=50000 reorder_gap=3
+ADDR=$IP6_B CIPHER=aes256gcm run_faulted loss1-v6-256 1 9000 9000 drop=10000 dup=20000
+expect_delta loss1-v6-256.A tx_cable_duplicated -gt 0 "the cable duplicated nothing"
+ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-v6-256 1 9000 9000 reorder=50000 gap=3
 
-echo 0 > $T/events/innova/enable
-echo 0 > $T/events/tls/tls_device_rx_resync_send/enable
+trace_off
 for ev in innova_tls_flow_add innova_tls_flow_del innova_tls_resync_req innova_tls_resync_confirm tls_device_rx_resync_send; do
-	n=$(grep -c " $ev:" $T/trace)
+	n=$(grep -c " $ev:" /tmp/trace)
 	log "tracepoint $ev: $n events"
 	[ "$n" -gt 0 ] || die "no $ev events traced"
 done
-grep -q 'innova_tls_frame_event:.*sync_lost' $T/trace || die "no sync_lost frame event traced"
-echo > $T/trace
+grep -q 'innova_tls_frame_event:.*sync_lost' /tmp/trace || die "no sync_lost frame event traced"

@@ -2,14 +2,14 @@
 # tls_dev_add, and a full flow table (max_flows=1 with two connections).
 setup_pair
 echo 1 > "$PORT_B/tls_fail_next_add"
-snap_b inj
+snap inj
 tls_run $IP4_B "--rx-mode manual --bytes 2M" "--tx-mode ktls --bytes 2M"
 expect_intact 2097152
 expect_path software
-[ "$(delta_b inj rx_tls_err)" = 1 ] || die "injected failure not counted in rx_tls_err"
+expect_delta inj rx_tls_err -eq 1 "injected failure not counted"
 [ "$(cat "$PORT_B/tls_fail_next_add")" = 0 ] || die "fail_next_add not consumed"
 # The next connection is offloaded again.
-snap_b again
+snap again
 tls_run $IP4_B "--rx-mode manual --bytes 2M" "--tx-mode ktls --bytes 2M"
 expect_intact 2097152
 expect_path device
@@ -19,17 +19,16 @@ teardown_pair
 rmmod innova || die "rmmod"
 modprobe innova max_flows=1 || die "modprobe max_flows=1"
 setup_pair
-snap_b full
+snap full
 tls_run $IP4_B "--rx-mode manual --flows 2 --bytes 2M" "--tx-mode ktls --flows 2 --bytes 2M"
 [ "$RRC" = 0 ] && [ "$SRC" = 0 ] || die "transfer failed"
 [ "$(jr .ok)" = true ] || die "receiver not ok"
 dev=$(jr .tls_stat.TlsRxDevice) sw=$(jr .tls_stat.TlsRxSw)
-log "two flows, one table entry: TlsRxDevice=$dev TlsRxSw=$sw add_fail +$(delta_b full rx_tls_add_fail)"
+log "two flows, one table entry: TlsRxDevice=$dev TlsRxSw=$sw add_fail +$(delta full rx_tls_add_fail)"
 [ "$dev" = 1 ] && [ "$sw" = 1 ] || die "expected one device and one software flow"
-[ "$(delta_b full rx_tls_add_fail)" = 1 ] || die "table-full add not counted"
+expect_delta full rx_tls_add_fail -eq 1 "table-full add not counted"
 # the flow that got the entry is decrypted by the NIC: half the TLS bytes
-dec=$(delta_b full rx_tls_decrypted_bytes)
-log "one of two flows on the NIC: $dec bytes decrypted"
-[ "$dec" -ge $((2097152 * 9 / 10)) ] || die "the installed flow was not decrypted by the NIC ($dec bytes)"
+log "one of two flows on the NIC: $(delta full rx_tls_decrypted_bytes) bytes decrypted"
+expect_delta full rx_tls_decrypted_bytes -ge $((2097152 * 9 / 10)) "the installed flow was not decrypted by the NIC"
 teardown_pair
 rmmod innova

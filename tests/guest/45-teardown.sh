@@ -3,7 +3,8 @@
 # splat (the runner scans dmesg), every flow is deleted again, and rmmod
 # works at the end.
 ROUNDS=${ROUNDS:-20}
-all_flows() { cat "$DBG"/port*/tls_flows 2>/dev/null | grep -vc "^#"; }
+# no_flows_left: no port's engine holds a flow (their count in $n)
+no_flows_left() { n=$(cat "$DBG"/port*/tls_flows 2>/dev/null | grep -vc "^#"); [ "$n" = 0 ]; }
 load_module
 r=0
 while [ $r -lt $ROUNDS ]; do
@@ -27,9 +28,7 @@ while [ $r -lt $ROUNDS ]; do
 		wait_until 5 no_flows_b || die "round $r ($what): flows left on the live port"
 	fi
 	teardown_pair
-	n=$(all_flows)
-	[ "$n" = 0 ] || { sleep 2; n=$(all_flows); }
-	[ "$n" = 0 ] || die "round $r ($what): $n flows left installed"
+	wait_until 2 no_flows_left || die "round $r ($what): $n flows left installed"
 	log "round $r: $what; flows back to 0"
 done
 rmmod innova || die "rmmod innova after teardown rounds"

@@ -20,7 +20,7 @@ BYTES=${BYTES:-8M}
 # the connection closes. (Clearing the query's busy flag at _end instead of
 # at consumption fails this: 5 answers, 1 consumed, 4 lost.)
 async_accounted() {
-	end=$(delta_b $1 rx_tls_resync_req_end) repl=$(delta_b $1 rx_tls_resync_async_replaced)
+	end=$(delta $1 rx_tls_resync_req_end) repl=$(delta $1 rx_tls_resync_async_replaced)
 	core=$(jr .tls_stat.TlsRxDeviceResync)
 	left=$(( end - core - repl ))
 	[ "$left" -ge 0 ] && [ "$left" -le 1 ] ||
@@ -29,34 +29,35 @@ async_accounted() {
 for mode in driver_req core_next_hint driver_req_async; do
 	echo $mode > "$PORT_B/tls_resync_mode" || die "set resync mode $mode"
 	[ "$(cat "$PORT_B/tls_resync_mode")" = $mode ] || die "mode $mode not set"
-	/innova/tests/faults/cable.sh -n A innova0 seed=99 drop=20000 > /dev/null || die "cable.sh failed"
-	snap_b $mode
+	set_cable seed=99 drop=20000
+	snap $mode
 	tls_run $IP4_B "--rx-mode manual --bytes $BYTES" "--tx-mode ktls --bytes $BYTES"
 	expect_intact $(jr .bytes)
 	expect_path device
-	req=$(delta_b $mode rx_tls_resync_req_start) end=$(delta_b $mode rx_tls_resync_req_end)
-	ok=$(delta_b $mode rx_tls_resync_res_ok) core=$(jr .tls_stat.TlsRxDeviceResync)
+	req=$(delta $mode rx_tls_resync_req_start) end=$(delta $mode rx_tls_resync_req_end)
+	ok=$(delta $mode rx_tls_resync_res_ok) core=$(jr .tls_stat.TlsRxDeviceResync)
 	share=$(device_share $mode) nic=$(nic_share $mode)
-	log "$mode: sync lost $(delta_b $mode rx_tls_sync_lost), requests $req (skipped $(delta_b $mode rx_tls_resync_req_skip)), async ends $end, core resyncs $core, applied $ok, device share $share/10000, NIC share $nic/10000 (records $(jr .records), followed awaiting the kernel $(delta_b $mode rx_tls_records_followed), touched by a hole $(delta_b $mode rx_tls_records_unauth), decrypted $(delta_b $mode rx_tls_records_decrypted))"
-	[ "$(delta_b $mode rx_tls_sync_lost)" -gt 0 ] || die "$mode: loss never cost sync (test too weak)"
-	[ "$(delta_b $mode rx_tls_reorder_recovered)" = 0 ] || die "$mode: late-frame recovery while off"
+	log "$mode: sync lost $(delta $mode rx_tls_sync_lost), requests $req (skipped $(delta $mode rx_tls_resync_req_skip)), async ends $end, core resyncs $core, applied $ok, device share $share/10000, NIC share $nic/10000 (records $(jr .records), followed awaiting the kernel $(delta $mode rx_tls_records_followed), touched by a hole $(delta $mode rx_tls_records_unauth), decrypted $(delta $mode rx_tls_records_decrypted))"
+	expect_delta $mode rx_tls_sync_lost -gt 0 "$mode: loss never cost sync (test too weak)"
+	expect_delta $mode rx_tls_reorder_recovered -eq 0 "$mode: late-frame recovery while off"
 	# Through the core: the core called tls_dev_resync, the NIC took it
 	# (applied at once, or remembered as a hint for a header it had not
 	# reached yet, which a slow machine makes the rule in core_next_hint),
 	# and sync came back: shadow verifications beyond the install's one.
-	hint=$(delta_b $mode rx_tls_resync_hint) shadow=$(delta_b $mode rx_tls_shadow_ok)
+	hint=$(delta $mode rx_tls_resync_hint) shadow=$(delta $mode rx_tls_shadow_ok)
 	[ "$core" -gt 0 ] && [ $((ok + hint)) -gt 0 ] && [ "$shadow" -gt 1 ] ||
 		die "$mode: no resync through the core (core $core, applied $ok, hints $hint, shadow verifications $shadow)"
 	[ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die "$mode: TlsDecryptError"
 	case $mode in
 	driver_req)
-		[ "$req" -gt 0 ] || die "driver_req: no requests"
-		[ "$end" = 0 ] || die "driver_req: async ends sent" ;;
+		expect_delta $mode rx_tls_resync_req_start -gt 0 "driver_req: no requests"
+		expect_delta $mode rx_tls_resync_req_end -eq 0 "driver_req: async ends sent" ;;
 	core_next_hint)
-		[ "$req" = 0 ] && [ "$(delta_b $mode rx_tls_resync_req_pkt)" = 0 ] ||
-			die "core_next_hint: the driver asked for resync" ;;
+		expect_delta $mode rx_tls_resync_req_start -eq 0 "core_next_hint: the driver asked for resync"
+		expect_delta $mode rx_tls_resync_req_pkt -eq 0 "core_next_hint: the driver asked for resync" ;;
 	driver_req_async)
-		[ "$req" -gt 0 ] && [ "$end" -gt 0 ] || die "driver_req_async: no start/end pairs"
+		expect_delta $mode rx_tls_resync_req_start -gt 0 "driver_req_async: no start/end pairs"
+		expect_delta $mode rx_tls_resync_req_end -gt 0 "driver_req_async: no start/end pairs"
 		[ "$end" -le "$req" ] || die "driver_req_async: more ends ($end) than starts ($req)"
 		async_accounted $mode ;;
 	esac
@@ -69,17 +70,17 @@ done
 # in tls_dev_resync(), so new queries are skipped meanwhile instead of
 # wiping it; every byte still arrives and sync still comes back.
 echo driver_req_async > "$PORT_B/tls_resync_mode"
-/innova/tests/faults/cable.sh -n A innova0 seed=7 drop=20000 > /dev/null || die "cable.sh failed"
-snap_b lag
+set_cable seed=7 drop=20000
+snap lag
 tls_run $IP4_B "--rx-mode manual --bytes 4M --read-delay-us 20000" "--tx-mode ktls --bytes 4M"
 expect_intact 4194304
 expect_path device
-req=$(delta_b lag rx_tls_resync_req_start) end=$(delta_b lag rx_tls_resync_req_end)
-core=$(jr .tls_stat.TlsRxDeviceResync) skip=$(delta_b lag rx_tls_resync_req_skip)
-repl=$(delta_b lag rx_tls_resync_async_replaced)
+req=$(delta lag rx_tls_resync_req_start) end=$(delta lag rx_tls_resync_req_end)
+core=$(jr .tls_stat.TlsRxDeviceResync) skip=$(delta lag rx_tls_resync_req_skip)
+repl=$(delta lag rx_tls_resync_async_replaced)
 log "async, lagging receiver: starts $req, ends $end, consumed by the core $core, replaced as stale $repl, queries held back $skip, device share $(device_share lag)/10000, NIC share $(nic_share lag)/10000"
 [ "$req" -gt 0 ] && [ "$core" -gt 0 ] || die "lagging receiver: no async resync through the core"
-[ "$skip" -gt 0 ] || die "lagging receiver: no query was held back (test too weak)"
+expect_delta lag rx_tls_resync_req_skip -gt 0 "lagging receiver: no query was held back (test too weak)"
 nic=$(nic_share lag)
 [ "$nic" -ge ${MIN_NIC_SHARE:-8000} ] || die "lagging receiver: NIC share $nic/10000 too low"
 [ "$end" -le "$req" ] || die "lagging receiver: more ends ($end) than starts ($req)"

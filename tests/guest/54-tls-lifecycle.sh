@@ -8,7 +8,7 @@
 #      finishes byte-exact.
 setup_pair
 
-snap_b down
+snap down
 tls_start $IP4_B "--rx-mode manual --bytes 16M" "--tx-mode ktls --bytes 16M"
 wait_decrypted down 1000000
 ip -n B link set innova1 down || die "link down"
@@ -17,9 +17,9 @@ sleep 1
 ip -n B link set innova1 up || die "link up"
 tls_wait
 expect_intact 16777216
-log "link down/up: ctx +$(delta_b down rx_tls_ctx) del +$(delta_b down rx_tls_del), NIC decrypted $(delta_b down rx_tls_decrypted_bytes) bytes before the link went down"
-[ "$(delta_b down rx_tls_del)" = 1 ] || die "flow not deleted on link down"
-snap_b up
+log "link down/up: ctx +$(delta down rx_tls_ctx) del +$(delta down rx_tls_del), NIC decrypted $(delta down rx_tls_decrypted_bytes) bytes before the link went down"
+expect_delta down rx_tls_del -eq 1 "flow not deleted on link down"
+snap up
 tls_run $IP4_B "--rx-mode manual --bytes 4M" "--tx-mode ktls --bytes 4M"
 expect_intact 4194304
 expect_path device
@@ -27,7 +27,7 @@ share=$(device_share up)
 log "new connection after link up: device share $share/10000"
 [ "$share" -ge 9000 ] || die "new connection not offloaded after link up: $share/10000"
 
-snap_b rm
+snap rm
 tls_start $IP4_B "--rx-mode manual --bytes 8M --timeout 240" "--tx-mode ktls --bytes 8M --timeout 240"
 wait_decrypted rm 1000000
 rmmod innova || die "rmmod with a live offloaded flow"

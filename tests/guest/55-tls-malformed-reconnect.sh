@@ -10,19 +10,18 @@
 setup_pair
 for ke in version:EINVAL oversize:EMSGSIZE type0:EBADMSG split-badlen:EBADMSG; do
 	kind=${ke%%:*} err=${ke#*:}
-	snap_b "$kind"
+	snap "$kind"
 	tls_run $IP4_B "--rx-mode manual --expect-error $err" "--tx-mode sim --malformed $kind@40 --bytes 2M"
 	[ "$RRC" = 0 ] || die "$kind: receiver rc=$RRC: $(jr .error)"
 	[ "$(jr .ok)" = true ] || die "$kind: receiver not ok"
 	[ "$(jr .error_errno)" = "$err" ] || die "$kind: errno $(jr .error_errno), want $err"
 	[ "$(jr .bad_offset)" = null ] || die "$kind: WRONG BYTE at $(jr .bad_offset)"
 	expect_path device
-	lost=$(delta_b "$kind" rx_tls_sync_lost) dec=$(delta_b "$kind" rx_tls_records_decrypted)
-	log "$kind: $(jr .bytes) bytes verified, then $err; NIC decrypted $dec records, sync lost +$lost, auth fail +$(delta_b "$kind" rx_tls_auth_fail), TlsDecryptError +$(jr .tls_stat.TlsDecryptError)"
-	[ "$dec" -ge 30 ] || die "$kind: NIC decrypted only $dec of the 39 good records"
+	log "$kind: $(jr .bytes) bytes verified, then $err; NIC decrypted $(delta "$kind" rx_tls_records_decrypted) records, sync lost +$(delta "$kind" rx_tls_sync_lost), auth fail +$(delta "$kind" rx_tls_auth_fail), TlsDecryptError +$(jr .tls_stat.TlsDecryptError)"
+	expect_delta "$kind" rx_tls_records_decrypted -ge 30 "$kind: NIC decrypted too few of the 39 good records"
 	case $kind in
 	type0) ;;	# a valid record to the NIC; the kernel rejects the type
-	*) [ "$lost" -ge 1 ] || die "$kind: the NIC did not stop at the bad header" ;;
+	*) expect_delta "$kind" rx_tls_sync_lost -ge 1 "$kind: the NIC did not stop at the bad header" ;;
 	esac
 done
 
@@ -30,14 +29,14 @@ done
 # on, as a client reconnecting to a server would), the receiver its port.
 ip netns exec A sysctl -qw net.ipv4.tcp_tw_reuse=1
 for round in 1 2; do
-	snap_b "re$round"
+	snap "re$round"
 	[ $round = 2 ] && TLS_PORT=$((TLS_PORT - 1))	# same server port
 	tls_run $IP4_B "--rx-mode manual --bytes 4M --seed $round" "--tx-mode ktls --bytes 4M --seed $round --sport 40001"
 	expect_intact 4194304
 	expect_path device
 	share=$(device_share "re$round")
-	log "connection $round from port 40001 to $TLS_PORT: ctx +$(delta_b re$round rx_tls_ctx) del +$(delta_b re$round rx_tls_del), device share $share/10000"
-	[ "$(delta_b re$round rx_tls_ctx)" = 1 ] || die "round $round: no new flow installed"
+	log "connection $round from port 40001 to $TLS_PORT: ctx +$(delta re$round rx_tls_ctx) del +$(delta re$round rx_tls_del), device share $share/10000"
+	expect_delta re$round rx_tls_ctx -eq 1 "round $round: no new flow installed"
 	[ "$share" -ge 9000 ] || die "round $round: device share $share/10000"
 	wait_until 5 no_flows_b || die "round $round: flow left after close"
 done

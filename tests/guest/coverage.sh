@@ -29,30 +29,27 @@ for f in $faults; do
 	for c in $configs; do
 		echo "${c%%:*}" > "$PORT_B/tls_resync_mode"
 		echo "${c#*:}" > "$PORT_B/tls_reorder_recovery"
-		echo "$drop" > "$PORT_A/drop_ppm"
-		echo "$reorder" > "$PORT_A/reorder_ppm"
-		echo 3 > "$PORT_A/reorder_gap"
-		echo "$SEED" > "$PORT_A/seed"
-		snap_b pt
+		set_cable drop="$drop" reorder="$reorder" gap=3 seed="$SEED"
+		snap pt
 		tls_run $IP4_B "--rx-mode manual --bytes $BYTES" "--tx-mode ktls --bytes $BYTES --record-size 16384"
 		if [ "$RRC" != 0 ] || [ "$(jr .ok)" != true ]; then
 			cell="FAILED: $(jr .error)"; bad=$((bad + 1))
 		else
 			cell=$(awk -v s="$(device_share pt)" 'BEGIN { printf "%.1f", s / 100 }')
-			cell="$cell ($(delta_b pt rx_tls_sync_lost)/$(delta_b pt rx_tls_resync_res_ok)/$(delta_b pt rx_tls_reorder_recovered))"
+			cell="$cell ($(delta pt rx_tls_sync_lost)/$(delta pt rx_tls_resync_res_ok)/$(delta pt rx_tls_reorder_recovered))"
 		fi
 		printf ' %-26s' "$cell"
 	done
 	echo
 done
-echo 0 > "$PORT_A/drop_ppm"; echo 0 > "$PORT_A/reorder_ppm"
+set_cable drop=0 reorder=0
 echo driver_req > "$PORT_B/tls_resync_mode"; echo 1 > "$PORT_B/tls_reorder_recovery"
 
 echo
 echo "flow scaling (clean link, default NIC, 1 MiB per flow):"
 printf '%-6s %-10s %-10s %s\n' flows device% TlsRxDev "all verified"
 for n in 1 4 16 64; do
-	snap_b fl
+	snap fl
 	tls_run $IP4_B "--rx-mode manual --flows $n --bytes 1M" "--tx-mode ktls --flows $n --bytes 1M"
 	ok=$(jr .ok); [ "$RRC" = 0 ] && [ "$ok" = true ] || { ok=false; bad=$((bad + 1)); }
 	printf '%-6s %-10s %-10s %s\n' $n "$(awk -v s="$(device_share fl)" 'BEGIN { printf "%.1f", s / 100 }')" \

@@ -16,26 +16,25 @@ rows=""
 intact=yes
 run() {
 	name=$1; shift
-	echo "$name" | grep -q faulted && {
-		echo 2026 > "$PORT_A/seed"; echo 10000 > "$PORT_A/drop_ppm"; echo 20000 > "$PORT_A/reorder_ppm"; }
-	snap_b "$name"
+	echo "$name" | grep -q faulted && set_cable seed=2026 drop=10000 reorder=20000
+	snap "$name"
 	start=$(date +%s.%N)
 	busy0=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat)
 	tls_run $IP4_B "--rx-mode manual --bytes $BYTES" "--tx-mode ktls --bytes $BYTES"
 	busy=$(( $(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat) - busy0 ))
 	el=$(echo "$(date +%s.%N) $start" | awk '{ printf "%.1f", $1 - $2 }')
-	echo 0 > "$PORT_A/drop_ppm"; echo 0 > "$PORT_A/reorder_ppm"
+	set_cable drop=0 reorder=0
 	ok=$(jr .ok)
 	[ "$ok" = true ] && [ "$RRC" = 0 ] || intact=no
 	recs=$(jr .records)
-	dev=$(delta_b "$name" rx_tls_records_decrypted)
+	dev=$(delta "$name" rx_tls_records_decrypted)
 	path=software; [ "$(jr .tls_stat.TlsRxDevice)" = 1 ] && path=device
 	share=$(awk -v d="$dev" -v r="$recs" 'BEGIN { printf "%.1f%%", r ? 100 * d / r : 0 }')
 	cpu=$(echo $busy | awk '{ printf "%.2f", $1 / 100 }')
 	bshare=$(awk -v s="$(device_share "$name")" 'BEGIN { printf "%.1f%%", s / 100 }')
 	rows="$rows$(printf '%-16s %-8s %9s %7s %13s %8s/%-8s %5s %8s %7ss %6s %s' "$name" "$path" "$(jr .bytes)" "$recs" "$share/$bshare" \
-		"$(delta_b "$name" rx_tls_resync_req_start)" "$(delta_b "$name" rx_tls_resync_res_ok)" \
-		"$(delta_b "$name" rx_tls_auth_fail)" "$((recs - dev))" "$el" "$cpu" "$ok")
+		"$(delta "$name" rx_tls_resync_req_start)" "$(delta "$name" rx_tls_resync_res_ok)" \
+		"$(delta "$name" rx_tls_auth_fail)" "$((recs - dev))" "$el" "$cpu" "$ok")
 "
 	eval "cpu_$(echo "$name" | tr -c 'a-z0-9\n' '_')=$cpu"
 }

@@ -187,15 +187,8 @@ tls_wait() {
 # Installed flows of the receiving port's engine (debugfs, never keys).
 flows_b() { grep -v '^#' "$PORT_B/tls_flows"; }
 # wait_flow: handle of the first installed flow on innova1 (waits up to 30 s)
-wait_flow() {
-	i=0
-	while [ $i -lt 300 ]; do
-		h=$(flows_b | awk 'NR == 1 { print $1 }')
-		[ -n "$h" ] && { echo "$h"; return 0; }
-		sleep 0.1; i=$((i + 1))
-	done
-	return 1
-}
+first_flow() { h=$(flows_b | awk 'NR == 1 { print $1 }'); [ -n "$h" ]; }
+wait_flow() { wait_until 30 first_flow && echo "$h"; }
 # wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds; fails
 # if it never did within SECONDS
 wait_until() {
@@ -209,8 +202,8 @@ wait_until() {
 # no_flows_b: the receiving port's engine holds no flow
 no_flows_b() { [ -z "$(flows_b)" ]; }
 # wait_decrypted SNAP BYTES: until the NIC decrypted more than BYTES since
-# snap_b SNAP (dies after 60 s)
-decrypted_over() { [ "$(delta_b "$1" rx_tls_decrypted_bytes)" -gt "$2" ]; }
+# snapshot SNAP (dies after 60 s)
+decrypted_over() { [ "$(delta "$1" rx_tls_decrypted_bytes)" -gt "$2" ]; }
 wait_decrypted() {
 	wait_until 60 decrypted_over "$1" "$2" ||
 		die "$1: NIC decrypted no more than $2 bytes in 60 s"
@@ -218,17 +211,48 @@ wait_decrypted() {
 # flow_field HANDLE COLUMN (1-based, see the tls_flows header line)
 flow_field() { flows_b | awk -v h="$1" -v c="$2" '$1 == h { print $c }'; }
 
-# Snapshot/delta of innova1's ethtool counters.
-snap_b() { ip netns exec B ethtool -S innova1 | awk -F': *' 'NF == 2 { gsub(/ /, "", $1); print $1, $2 }' > /tmp/snap.$1; }
-delta_b() {
-	was=$(awk -v k="$2" '$1 == k { print $2 }' /tmp/snap.$1)
-	echo $(( $(ethtool_stat B innova1 "$2") - was ))
+# snap NAME [NETNS IFNAME]: save a port's ethtool counters as NAME (default: the receiver, innova1 in B)
+snap() {
+	{ echo "${2:-B} ${3:-innova1}"
+	  ip netns exec "${2:-B}" ethtool -S "${3:-innova1}" |
+		awk -F': *' 'NF == 2 { gsub(/ /, "", $1); print $1, $2 }'; } > "/tmp/snap.$1"
+}
+# delta NAME COUNTER: how much COUNTER rose on NAME's port since snap NAME
+delta() {
+	{ read -r _d_ns _d_if; _d_was=$(awk -v k="$2" '$1 == k { print $2 }'); } < "/tmp/snap.$1"
+	echo $(( $(ethtool_stat "$_d_ns" "$_d_if" "$2") - _d_was ))
+}
+# expect_delta NAME COUNTER OP N WHY: asserts [ rise since snap NAME OP N ] (-eq -ge -gt -le -lt), else dies: WHY
+expect_delta() {
+	_ed=$(delta "$1" "$2")
+	test "$_ed" "$3" "$4" || die "$5 ($2 +$_ed since snap $1, want $3 $4)"
+}
+
+# set_cable KNOB=VALUE...: tests/faults/cable.sh on the sender's frames (innova0 in A); dies if refused; its summary in $CABLE
+set_cable() {
+	CABLE=$(/innova/tests/faults/cable.sh -n A innova0 "$@" 2>&1) || die "cable.sh $*: $CABLE"
+}
+
+# trace_on EVENT...: empty the trace, enable these events/ paths (innova, tls/NAME); dies if one is missing
+TRACE=/sys/kernel/tracing
+trace_on() {
+	_tr_events=$*
+	echo > $TRACE/trace
+	for _tr in "$@"; do
+		echo 1 > "$TRACE/events/$_tr/enable" || die "no tracepoint $_tr"
+	done
+}
+# trace_off: disable trace_on's events and move what they logged to /tmp/trace
+trace_off() {
+	for _tr in $_tr_events; do echo 0 > "$TRACE/events/$_tr/enable"; done
+	cat $TRACE/trace > /tmp/trace
+	echo > $TRACE/trace
 }
 
 # Device-decrypted share of the last transfer's TLS bytes, per 10000
 # (TCP payload = records' payload + 29 bytes of framing per record).
 device_share() {
-	dec=$(delta_b "$1" rx_tls_decrypted_bytes)
+	dec=$(delta "$1" rx_tls_decrypted_bytes)
 	wire=$(( $(jr .bytes) + 29 * $(jr .records) ))
 	echo $(( dec * 10000 / wire ))
 }
@@ -241,10 +265,10 @@ device_share() {
 # confirms when its record parser reaches the header), so a loaded machine
 # moves device_share but not this.
 nic_share() {
-	can=$(( $(jr .records) - $(delta_b "$1" rx_tls_records_followed) -
-		$(delta_b "$1" rx_tls_records_unauth) ))
+	can=$(( $(jr .records) - $(delta "$1" rx_tls_records_followed) -
+		$(delta "$1" rx_tls_records_unauth) ))
 	[ "$can" -gt 0 ] || { echo 0; return; }
-	echo $(( $(delta_b "$1" rx_tls_records_decrypted) * 10000 / can ))
+	echo $(( $(delta "$1" rx_tls_records_decrypted) * 10000 / can ))
 }
 
 # fault_alloc on|off: allocation-failure injection for FAULT_ALLOC=1 runs
