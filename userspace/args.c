@@ -29,7 +29,7 @@ void print_usage(FILE *f)
 "       innova-tls selftest-errors\n"
 "\n"
 "TLS 1.2 (ECDHE-ECDSA) test traffic with byte-exact verification, for kTLS RX\n"
-"offload tests. ADDR is an IPv4 or IPv6 literal: 10.0.0.1:4433, [fd00::1]:4433.\n"
+"offload tests (TLS 1.3 with --tls13). ADDR is an IPv4 or IPv6 literal: 10.0.0.1:4433, [fd00::1]:4433.\n"
 "The receiver is the TLS server and makes an ephemeral self-signed P-256\n"
 "certificate in memory at startup. The sender does NOT verify it: this is a\n"
 "test tool, not a secure client.\n"
@@ -37,6 +37,14 @@ void print_usage(FILE *f)
 "common options:\n"
 "  --cipher C         aes128gcm (default) | aes256gcm | aes128ccm | chacha20\n"
 "                     (CCM and ChaCha20 exist to prove NIC fallback to software)\n"
+"  --tls13            TLS 1.3 instead of 1.2 (both ends must say it): handshake\n"
+"                     TLS 1.3 only, no session tickets, suite TLS_AES_128_GCM_SHA256\n"
+"                     (aes128gcm), TLS_AES_256_GCM_SHA384 (aes256gcm) or\n"
+"                     TLS_CHACHA20_POLY1305_SHA256 (chacha20; aes128ccm is refused);\n"
+"                     kTLS keys from the application traffic secrets (HKDF-Expand-\n"
+"                     Label), installed as TLS_1_3_VERSION. The NIC offloads only\n"
+"                     TLS 1.2, so kTLS RX stays in software. Every rx/tx mode\n"
+"                     works; --malformed is TLS 1.2 only\n"
 "  --bytes N          payload bytes per flow, suffix k/M/G = 2^10/2^20/2^30; send\n"
 "                     default 1M; recv checks the exact total only when given\n"
 "                     (every received byte is verified either way)\n"
@@ -47,7 +55,7 @@ void print_usage(FILE *f)
 "  --quiet            no progress/diagnostics on stderr (errors still go in the JSON)\n"
 "\n"
 "recv options:\n"
-"  --rx-mode M        manual  (default) derive TLS 1.2 keys, TCP_ULP tls + TLS_RX,\n"
+"  --rx-mode M        manual  (default) derive the keys, TCP_ULP tls + TLS_RX,\n"
 "                              recvmsg with TLS_GET_RECORD_TYPE; type 20 = rekey marker\n"
 "                     openssl SSL_OP_ENABLE_KTLS, fail unless OpenSSL enabled kTLS RX\n"
 "                     user    plain SSL_read (baseline)\n"
@@ -240,7 +248,7 @@ static int bad_expect_error(const char *s)
 
 enum { OPT_LISTEN = 256, OPT_CONNECT, OPT_CIPHER, OPT_RXMODE, OPT_TXMODE, OPT_RECSIZE, OPT_BYTES,
        OPT_SEED, OPT_FLOWS, OPT_TIMEOUT, OPT_QUIET, OPT_CCS, OPT_CORRUPT, OPT_RXDELAY,
-       OPT_MALFORMED, OPT_EXPECTERR, OPT_SPORT, OPT_READDELAY };
+       OPT_MALFORMED, OPT_EXPECTERR, OPT_SPORT, OPT_READDELAY, OPT_TLS13 };
 
 int parse_args(int argc, char **argv, struct options *o)
 {
@@ -248,6 +256,7 @@ int parse_args(int argc, char **argv, struct options *o)
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "connect", required_argument, NULL, OPT_CONNECT },
 		{ "cipher", required_argument, NULL, OPT_CIPHER },
+		{ "tls13", no_argument, NULL, OPT_TLS13 },
 		{ "rx-mode", required_argument, NULL, OPT_RXMODE },
 		{ "tx-mode", required_argument, NULL, OPT_TXMODE },
 		{ "record-size", required_argument, NULL, OPT_RECSIZE },
@@ -354,6 +363,9 @@ int parse_args(int argc, char **argv, struct options *o)
 		case OPT_QUIET:
 			o->quiet = true;
 			break;
+		case OPT_TLS13:
+			o->tls13 = true;
+			break;
 		case OPT_CCS:
 			if (parse_ccs_list(optarg, o))
 				return usage_error("bad --ccs-at '%s' (K[,K...], K >= 1)", optarg);
@@ -426,6 +438,13 @@ int parse_args(int argc, char **argv, struct options *o)
 	if (o->malformed && o->tx_mode != TX_SIM)
 		return usage_error("%s", "--malformed needs --tx-mode sim (kTLS TX and OpenSSL seal every byte "
 				   "written, so a raw malformed record cannot go through them)");
+	if (o->tls13 && !o->cipher->openssl_name13)
+		return usage_error("--tls13 does not support --cipher %s (aes128gcm, aes256gcm or chacha20: "
+				   "TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256)",
+				   o->cipher->name);
+	if (o->tls13 && o->malformed)
+		return usage_error("%s", "--malformed is TLS 1.2 only (its framing limits and errnos are 1.2's): "
+				   "not with --tls13");
 	if (o->sport && o->flows > 1)
 		return usage_error("%s", "--sport needs --flows 1 (one local port is one connection)");
 	return 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * innova-tls: TLS 1.2 sender/receiver harness for the Innova kTLS RX
- * offload tests. Shared declarations for all translation units.
+ * innova-tls: TLS 1.2 (and, with --tls13, TLS 1.3) sender/receiver harness
+ * for the Innova kTLS RX offload tests. Shared declarations for all
+ * translation units.
  */
 #ifndef INNOVA_TLS_H
 #define INNOVA_TLS_H
@@ -38,6 +39,7 @@ struct cipher_desc {
 	enum cipher_id id;
 	const char *name;          /* CLI name */
 	const char *openssl_name;  /* TLS 1.2 cipher suite, OpenSSL spelling */
+	const char *openssl_name13;/* TLS 1.3 cipher suite (--tls13), NULL: not offered */
 	uint16_t kernel_type;      /* TLS_CIPHER_* */
 	size_t key_len;
 	size_t fixed_iv_len;       /* salt (GCM/CCM) or whole IV (ChaCha) */
@@ -60,20 +62,36 @@ union ktls_crypto_info {
 /* Raw per-direction record-protection state, independent of the kernel ABI. */
 struct record_keys {
 	const struct cipher_desc *cipher;
+	bool tls13;            /* TLS 1.3 record layer: fixed_iv is the whole 12-byte IV */
 	uint8_t key[32];
 	uint8_t fixed_iv[12];
 	uint8_t nonce_iv[8];   /* first explicit nonce (TX); informational on RX */
 	uint64_t seq;          /* record sequence number of the next record */
 };
 
-/* Tracks record sequence numbers from OpenSSL's message callback. */
+/*
+ * Tracks record sequence numbers from OpenSSL's message callback. TLS 1.2:
+ * a direction's numbering starts at its ChangeCipherSpec. TLS 1.3: at the
+ * first record after that direction's Finished (application traffic keys);
+ * rd/wr_ccs_seen then mean "application keys in use".
+ */
+#define TLS13_SECRET_MAX 64
 struct seq_tracker {
+	bool tls13;
 	bool rd_ccs_seen, wr_ccs_seen;
 	uint64_t rd_seq, wr_seq;       /* next record number per direction */
 	uint64_t rd_app_records;       /* application-data records read */
+	/* TLS 1.3 application traffic secrets (keylog callback); never printed, wiped after use. */
+	uint8_t client_secret[TLS13_SECRET_MAX], server_secret[TLS13_SECRET_MAX];
+	size_t client_secret_len, server_secret_len;
 };
 
-void seq_tracker_attach(SSL *ssl, struct seq_tracker *t);
+/* Attach to ssl (msg callback and app data); tls13: count records the TLS 1.3 way. */
+void seq_tracker_attach(SSL *ssl, struct seq_tracker *t, bool tls13);
+/* Wipe the secrets the tracker holds. */
+void seq_tracker_wipe(struct seq_tracker *t);
+/* SSL_CTX keylog callback storing the TLS 1.3 traffic secrets in the SSL's tracker. */
+void tls13_keylog_cb(const SSL *ssl, const char *line);
 
 enum key_dir { KEYS_FOR_READ, KEYS_FOR_WRITE };
 int derive_record_keys(SSL *ssl, const struct cipher_desc *c, enum key_dir dir,
@@ -129,6 +147,7 @@ struct options {
 	unsigned timeout_sec;
 	unsigned rx_delay_ms;          /* manual: wait before TLS_RX */
 	bool quiet;
+	bool tls13;                    /* --tls13: TLS 1.3 handshake and record layer */
 	uint64_t ccs_at[MAX_CCS_MARKS];
 	unsigned n_ccs_at;
 	int64_t corrupt_at;            /* hidden test hook: -1 = off */
@@ -181,6 +200,7 @@ struct run_result {
 	double seconds, cpu_user, cpu_sys;
 	const char *mode_key, *mode;
 	const char *cipher;
+	const char *tls_version;       /* "1.2" or "1.3" */
 	int ktls;                      /* kernel kTLS carried the data: 1/0, -1 = unknown */
 	int64_t bad_offset;            /* first mismatching payload byte, -1 = none */
 	const char *malformed;         /* send --malformed KIND, NULL = not used */

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A userspace model of the kernel's TLS 1.2 record layer, driven by the same
+ * A userspace model of the kernel's TLS 1.2/1.3 record layer, driven by the same
  * record_keys that would go into TLS_RX/TLS_TX. It exists so the key
  * derivation, sequence accounting and nonce conventions can be proven on a
  * host whose kernel has no kTLS (--rx-mode sim / --tx-mode sim): if OpenSSL's
  * peer accepts our records and we accept its records, the crypto_info we
- * would hand to the kernel is right. Mirrors tls_sw.c (nonce, AAD, limits).
+ * would hand to the kernel is right. Mirrors tls_sw.c (nonce, AAD, limits),
+ * for TLS 1.2 and (--tls13) TLS 1.3.
  */
 #include <errno.h>
 #include <string.h>
@@ -19,10 +20,10 @@ static void nonce_for(const struct record_keys *k, const uint8_t *explicit_nonce
 {
 	const struct cipher_desc *c = k->cipher;
 
-	if (c->explicit_nonce_len) {            /* GCM/CCM: salt || explicit */
+	if (c->explicit_nonce_len && !k->tls13) {   /* TLS 1.2 GCM/CCM: salt || explicit */
 		memcpy(nonce, k->fixed_iv, 4);
 		memcpy(nonce + 4, explicit_nonce, 8);
-	} else {                                /* ChaCha: iv XOR (0^32 || seq) */
+	} else {                /* ChaCha, and all of TLS 1.3: iv XOR (0^32 || seq) */
 		memcpy(nonce, k->fixed_iv, 12);
 		for (int i = 0; i < 8; i++)
 			nonce[4 + i] ^= (uint8_t)(k->seq >> (56 - 8 * i));
@@ -51,8 +52,8 @@ static const EVP_CIPHER *evp_for(const struct cipher_desc *c)
 }
 
 /* One-shot AEAD; tag is written on encrypt and checked on decrypt. */
-static int aead(bool enc, const struct record_keys *k, const uint8_t nonce[12], const uint8_t aad[13],
-		const uint8_t *in, size_t len, uint8_t *out, uint8_t tag[TAG_LEN])
+static int aead(bool enc, const struct record_keys *k, const uint8_t nonce[12], const uint8_t *aad,
+		size_t aad_len, const uint8_t *in, size_t len, uint8_t *out, uint8_t tag[TAG_LEN])
 {
 	bool ccm = k->cipher->id == CIPHER_AES128CCM;
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
@@ -67,7 +68,7 @@ static int aead(bool enc, const struct record_keys *k, const uint8_t nonce[12], 
 		goto out;
 	if (ccm && !EVP_CipherUpdate(ctx, NULL, &l, NULL, (int)len))  /* CCM needs the length first */
 		goto out;
-	if (!EVP_CipherUpdate(ctx, NULL, &l, aad, 13))
+	if (!EVP_CipherUpdate(ctx, NULL, &l, aad, (int)aad_len))
 		goto out;
 	if (len && !EVP_CipherUpdate(ctx, out, &l, in, (int)len))
 		goto out;                 /* CCM decrypt fails here on a bad tag */
@@ -89,11 +90,36 @@ static void be_increment(uint8_t *p, size_t n)
 		;
 }
 
+/*
+ * TLS 1.3 (RFC 8446 §5.2): outer type 23, version 03 03, body = plaintext ||
+ * real type || tag (no padding); AAD = the 5-byte header; nonce = IV XOR seq.
+ */
+static size_t seal13(struct record_keys *k, uint8_t type, const uint8_t *pt, size_t len, uint8_t *out)
+{
+	size_t body = len + 1 + TAG_LEN;
+	uint8_t nonce[12];
+
+	out[0] = RT_APPDATA;
+	out[1] = 3;
+	out[2] = 3;
+	out[3] = (uint8_t)(body >> 8);
+	out[4] = (uint8_t)body;
+	memmove(out + 5, pt, len);
+	out[5 + len] = type;
+	nonce_for(k, NULL, nonce);
+	if (aead(true, k, nonce, out, 5, out + 5, len + 1, out + 5, out + 5 + len + 1))
+		return 0;
+	k->seq++;
+	return 5 + body;
+}
+
 size_t sim_seal_record(struct record_keys *k, uint8_t type, const uint8_t *pt, size_t len, uint8_t *out)
 {
 	size_t en = k->cipher->explicit_nonce_len, body = en + len + TAG_LEN;
 	uint8_t nonce[12], aad[13];
 
+	if (k->tls13)
+		return seal13(k, type, pt, len, out);
 	out[0] = type;
 	out[1] = 3;
 	out[2] = 3;
@@ -102,7 +128,7 @@ size_t sim_seal_record(struct record_keys *k, uint8_t type, const uint8_t *pt, s
 	memcpy(out + 5, k->nonce_iv, en);
 	nonce_for(k, out + 5, nonce);
 	make_aad(k->seq, type, len, aad);
-	if (aead(true, k, nonce, aad, pt, len, out + 5 + en, out + 5 + en + len))
+	if (aead(true, k, nonce, aad, sizeof(aad), pt, len, out + 5 + en, out + 5 + en + len))
 		return 0;
 	/* Like the kernel: explicit nonce = iv + records sent. */
 	be_increment(k->nonce_iv, 8);
@@ -140,9 +166,36 @@ static ssize_t sim_fail(char *err, size_t errlen, const char *what, int e)
 	return -1;
 }
 
+/*
+ * TLS 1.3, after the framing checks: decrypt with the header as AAD, then the
+ * real type is the last non-zero byte (tls_padding_length(): none is EBADMSG).
+ */
+static ssize_t open13(struct record_keys *k, const uint8_t hdr[5], uint8_t *buf, size_t body,
+		      uint8_t *type, uint8_t *pt, char *err, size_t errlen)
+{
+	size_t len = body - TAG_LEN;
+	uint8_t nonce[12];
+
+	nonce_for(k, NULL, nonce);
+	if (aead(false, k, nonce, hdr, 5, buf, len, pt, buf + len)) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "record %llu: authentication failed", (unsigned long long)k->seq);
+		return sim_fail(err, errlen, what, EBADMSG);
+	}
+	k->seq++;
+	while (len && !pt[len - 1])
+		len--;
+	if (!len)
+		return sim_fail(err, errlen, "TLS 1.3 record without a content type (all padding)", EBADMSG);
+	*type = pt[len - 1];
+	return (ssize_t)(len - 1);
+}
+
 ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *pt, char *err, size_t errlen)
 {
-	size_t en = k->cipher->explicit_nonce_len, body, len;
+	/* TLS 1.3: no explicit nonce, one byte of real content type (tls_sw's tail_size). */
+	size_t en = k->tls13 ? 0 : k->cipher->explicit_nonce_len, tail = k->tls13 ? 1 : 0, body, len;
 	uint8_t hdr[5], buf[MAX_RECORD + 256], nonce[12], aad[13];
 	bool eof;
 	int rc;
@@ -154,7 +207,7 @@ ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *p
 		return sim_fail(err, errlen, "read record header", -rc);
 	body = (size_t)hdr[3] << 8 | hdr[4];
 	/* Same framing checks, in the same order, as tls_rx_msg_size(). */
-	if (body > MAX_RECORD + en + TAG_LEN)
+	if (body > MAX_RECORD + en + TAG_LEN + tail)
 		return sim_fail(err, errlen, "record too long", EMSGSIZE);
 	if (body < en + TAG_LEN)
 		return sim_fail(err, errlen, "record too short", EBADMSG);
@@ -163,10 +216,12 @@ ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *p
 	rc = read_full(fd, buf, body, &eof);
 	if (rc || eof)
 		return sim_fail(err, errlen, "read record body", rc ? -rc : EPIPE);
+	if (k->tls13)
+		return open13(k, hdr, buf, body, type, pt, err, errlen);
 	len = body - en - TAG_LEN;
 	nonce_for(k, buf, nonce);
 	make_aad(k->seq, hdr[0], len, aad);
-	if (aead(false, k, nonce, aad, buf + en, len, pt, buf + en + len)) {
+	if (aead(false, k, nonce, aad, sizeof(aad), buf + en, len, pt, buf + en + len)) {
 		char what[96];
 
 		snprintf(what, sizeof(what), "record %llu: authentication failed", (unsigned long long)k->seq);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Receiver role: TLS 1.2 server, N flows, each verified byte by byte, in one
+ * Receiver role: TLS 1.2 (or --tls13: 1.3) server, N flows, each verified byte by byte, in one
  * of four rx modes (manual kTLS, OpenSSL kTLS, plain SSL_read, userspace sim).
  */
 #include <errno.h>
@@ -263,7 +263,7 @@ static void *rx_flow_main(void *arg)
 		snprintf(f->err, sizeof(f->err), "out of memory");
 		goto out;
 	}
-	seq_tracker_attach(ssl, &tracker);
+	seq_tracker_attach(ssl, &tracker, o->tls13);
 	errno = 0;
 	r = SSL_accept(ssl);
 	if (r != 1) {
@@ -286,7 +286,8 @@ static void *rx_flow_main(void *arg)
 		if (ssl_check_no_buffered_input(ssl, f->err, sizeof(f->err)))
 			goto out;
 		if (!tracker.rd_ccs_seen) {
-			snprintf(f->err, sizeof(f->err), "no ChangeCipherSpec seen; cannot tell the read sequence number");
+			snprintf(f->err, sizeof(f->err), "no %s seen; cannot tell the read sequence number",
+				 o->tls13 ? "client Finished" : "ChangeCipherSpec");
 			goto out;
 		}
 		if (derive_record_keys(ssl, o->cipher, KEYS_FOR_READ, tracker.rd_seq, &keys, f->err, sizeof(f->err)))
@@ -319,6 +320,7 @@ out:
 	f->bytes = v.offset;
 	f->bad_offset = v.bad_offset;
 	SSL_free(ssl);
+	seq_tracker_wipe(&tracker);
 	close(f->fd);
 	free(buf);
 	return NULL;
@@ -328,7 +330,7 @@ int run_recv(const struct options *o)
 {
 	struct run_result res = { .role = "recv", .flows = o->flows, .mode_key = "rx_mode",
 				  .mode = rx_mode_names[o->rx_mode], .cipher = o->cipher->name,
-				  .ktls = -1, .bad_offset = -1, .expect_errno = o->expect_errno };
+				  .tls_version = o->tls13 ? "1.3" : "1.2", .ktls = -1, .bad_offset = -1, .expect_errno = o->expect_errno };
 	struct rx_flow *flows = calloc(o->flows, sizeof(*flows));
 	struct flow_claims *claims = flow_claims_new(o->flows);
 	static char err[ERRBUF_LEN + 64], expected[ERRBUF_LEN + 64];
@@ -349,8 +351,8 @@ int run_recv(const struct options *o)
 	lfd = net_listen(o, err, sizeof(err));
 	if (lfd < 0)
 		goto done;
-	logf_(o, "recv: listening on %s, %u flow(s), rx-mode %s, cipher %s", o->addr, o->flows,
-	      rx_mode_names[o->rx_mode], o->cipher->name);
+	logf_(o, "recv: listening on %s, %u flow(s), rx-mode %s, cipher %s, TLS %s", o->addr, o->flows,
+	      rx_mode_names[o->rx_mode], o->cipher->name, res.tls_version);
 	cpu_times(&u0, &s0);
 	for (unsigned i = 0; i < o->flows; i++) {
 		struct rx_flow *f = &flows[i];

@@ -109,8 +109,9 @@ void report_json(FILE *f, const struct run_result *r)
 		r->role, r->ok ? "true" : "false", r->flows, (unsigned long long)r->bytes,
 		(unsigned long long)r->records, (unsigned long long)r->rekey_markers,
 		r->seconds, r->cpu_user, r->cpu_sys);
-	fprintf(f, "\"%s\":\"%s\",\"cipher\":\"%s\",\"ktls\":%s,\"bad_offset\":", r->mode_key, r->mode,
-		r->cipher, r->ktls < 0 ? "null" : r->ktls ? "true" : "false");
+	fprintf(f, "\"%s\":\"%s\",\"cipher\":\"%s\",\"tls_version\":\"%s\",\"ktls\":%s,\"bad_offset\":",
+		r->mode_key, r->mode, r->cipher, r->tls_version ? r->tls_version : "1.2",
+		r->ktls < 0 ? "null" : r->ktls ? "true" : "false");
 	if (r->bad_offset >= 0)
 		fprintf(f, "%lld", (long long)r->bad_offset);
 	else

@@ -93,6 +93,12 @@ usage_case "--sport on recv" recv --listen 127.0.0.1:1 --sport 40000
 usage_case "--read-delay-us too long" recv --listen 127.0.0.1:1 --read-delay-us 1000001
 usage_case "--read-delay-us negative" recv --listen 127.0.0.1:1 --read-delay-us -1
 usage_case "--read-delay-us on send" send --connect 127.0.0.1:1 --read-delay-us 0
+usage_case "--tls13 with aes128ccm" send --connect 127.0.0.1:1 --tls13 --cipher aes128ccm
+usage_case "--tls13 with aes128ccm (recv, cipher first)" recv --listen 127.0.0.1:1 --cipher aes128ccm --tls13
+usage_case "--tls13 with --malformed" send --connect 127.0.0.1:1 --tls13 --tx-mode sim --malformed type0
+usage_case "--tls13 takes no value" send --connect 127.0.0.1:1 --tls13=1
+if "$BIN" --help | grep -q -- '--tls13'; then ok "--help documents --tls13"
+else not_ok "--help documents --tls13"; fi
 if "$BIN" --help | grep -q 'does NOT verify'; then ok "--help exits 0 and warns about no verification"
 else not_ok "--help exits 0 and warns about no verification"; fi
 
@@ -135,6 +141,33 @@ for c in aes128gcm aes256gcm aes128ccm chacha20; do
 		"--tx-mode sim --cipher $c --bytes 100000 --record-size 1000 --ccs-at 1,50,100" 0 0 \
 		'"records":100,"rekey_markers":3,'
 done
+
+# --- TLS 1.3 (--tls13): handshake, HKDF-Expand-Label keys and the 1.3 record layer, proven against
+#     OpenSSL through the sim model (kernel kTLS below when the host has it) ---
+for c in aes128gcm aes256gcm chacha20; do
+	pair "TLS 1.3 user -> user, $c" "--tls13 --rx-mode user --cipher $c --bytes 300k" \
+		"--tls13 --cipher $c --bytes 300k --record-size random" 0 0 \
+		"\"ok\":true,\"flows\":1,\"bytes\":307200,.*\"cipher\":\"$c\",\"tls_version\":\"1.3\"," \
+		"\"ok\":true,.*\"tls_version\":\"1.3\","
+	pair "TLS 1.3 sim TX -> OpenSSL RX, $c" "--tls13 --rx-mode user --cipher $c --bytes 300k" \
+		"--tls13 --tx-mode sim --cipher $c --bytes 300k --record-size random" 0 0 '"ok":true'
+	pair "TLS 1.3 OpenSSL TX -> sim RX, $c" "--tls13 --rx-mode sim --cipher $c --bytes 300k" \
+		"--tls13 --cipher $c --bytes 300k --record-size random:1-2000" 0 0 '"ok":true'
+done
+pair "TLS 1.3 sim -> sim, 4 flows, 100 records + 2 type-20 records each" \
+	"--tls13 --rx-mode sim --cipher aes256gcm --flows 4 --bytes 100000" \
+	"--tls13 --tx-mode sim --cipher aes256gcm --flows 4 --bytes 100000 --record-size 1000 --ccs-at 1,50" 0 0 \
+	'"ok":true,"flows":4,"bytes":400000,"records":400,"rekey_markers":8,.*"tls_version":"1.3"'
+pair "TLS 1.3 user RX counts application-data records only" "--tls13 --rx-mode user --bytes 100000" \
+	"--tls13 --bytes 100000 --record-size 1000" 0 0 '"ok":true,"flows":1,"bytes":100000,"records":100,'
+pair "TLS 1.3 corrupted byte is reported at its offset" "--tls13 --rx-mode sim --bytes 1M" \
+	"--tls13 --tx-mode sim --bytes 1M --corrupt-at 77777" 1 any '"ok":false.*"bad_offset":77777,'
+pair "--tls13 on recv only: handshake fails" "--tls13 --rx-mode user" "--bytes 1k" 1 1 'TLS handshake'
+pair "--tls13 on send only: handshake fails" "--rx-mode user" "--tls13 --bytes 1k" 1 1 'TLS handshake' \
+	'"tls_version":"1.3",.*TLS handshake'
+pair "TLS 1.2 reports say tls_version 1.2" "--rx-mode user" "--bytes 1k" 0 0 \
+	'"cipher":"aes128gcm","tls_version":"1.2","ktls":false,' '"tls_version":"1.2",'
+json_valid "TLS 1.3 report lines are valid JSON"
 
 # --- malformed records (sim TX) against the sim model of kTLS RX ---
 # 100 records of 1000 bytes; record 51 is replaced, so exactly 50000 good bytes come first.
@@ -226,6 +259,8 @@ else not_ok "selftest-errors" "$(grep '^not ok' "$TMP/st.tap")"; fi
 if grep -q 'SKIP no kTLS' "$TMP/st.tap"; then
 	pair "no kTLS: rx-mode manual fails cleanly" "--rx-mode manual" "--bytes 64k" 1 any \
 		'"ok":false.*kTLS not available: setsockopt\(TCP_ULP, \\"tls\\"\): ENOENT'
+	pair "no kTLS: --tls13 rx-mode manual fails cleanly" "--tls13 --rx-mode manual" "--tls13 --bytes 64k" 1 any \
+		'"ok":false.*"tls_version":"1.3",.*kTLS not available: setsockopt\(TCP_ULP, \\"tls\\"\): ENOENT'
 	pair "no kTLS: rx-mode openssl fails cleanly" "--rx-mode openssl" "--bytes 64k" 1 any \
 		'"ok":false.*kTLS not available: OpenSSL did not enable kTLS RX'
 	HOST=127.0.0.1; PORT=$((PORT + 1))
@@ -250,6 +285,14 @@ else
 			"--rx-mode manual --bytes 50000 --expect-error $e --read-delay-us 1000" \
 			"--tx-mode sim --bytes 100000 --record-size 1000 --malformed $k@51" 0 0 \
 			"\"ok\":true,\"flows\":1,\"bytes\":50000,.*\"ktls\":true,.*\"error_errno\":\"$e\""
+	done
+	for c in aes128gcm aes256gcm chacha20; do
+		pair "TLS 1.3 kTLS TX -> kTLS manual RX, $c" "--tls13 --rx-mode manual --cipher $c --bytes 1M" \
+			"--tls13 --tx-mode ktls --cipher $c --bytes 1M --record-size random" 0 0 \
+			'"ok":true.*"tls_version":"1.3","ktls":true'
+		pair "TLS 1.3 OpenSSL TX -> kTLS manual RX, 1000-byte records, $c" \
+			"--tls13 --rx-mode manual --cipher $c --bytes 200000" \
+			"--tls13 --cipher $c --bytes 200000 --record-size 1000" 0 0 '"records":200,'
 	done
 	for c in aes128gcm aes256gcm; do
 		pair "OpenSSL kTLS RX, $c" "--rx-mode openssl --cipher $c --bytes 1M" \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sender role: TLS 1.2 client, N flows, pattern payload cut into records of
+ * Sender role: TLS 1.2 (or --tls13: 1.3) client, N flows, pattern payload cut into records of
  * fixed or seeded-random size, sent via SSL_write (user), kernel kTLS TX
  * (ktls) or the userspace record model (sim).
  */
@@ -265,7 +265,7 @@ static void *tx_flow_main(void *arg)
 		snprintf(f->err, sizeof(f->err), "out of memory");
 		goto out;
 	}
-	seq_tracker_attach(ssl, &tracker);
+	seq_tracker_attach(ssl, &tracker, o->tls13);
 	errno = 0;
 	r = SSL_connect(ssl);
 	if (r != 1) {
@@ -275,7 +275,8 @@ static void *tx_flow_main(void *arg)
 	}
 	if (o->tx_mode != TX_USER) {
 		if (!tracker.wr_ccs_seen) {
-			snprintf(f->err, sizeof(f->err), "no ChangeCipherSpec written; cannot tell the write sequence number");
+			snprintf(f->err, sizeof(f->err), "no %s written; cannot tell the write sequence number",
+				 o->tls13 ? "client Finished" : "ChangeCipherSpec");
 			goto out;
 		}
 		if (derive_record_keys(ssl, o->cipher, KEYS_FOR_WRITE, tracker.wr_seq, &keys, f->err, sizeof(f->err)))
@@ -347,6 +348,7 @@ out:
 	OPENSSL_cleanse(&keys, sizeof(keys));
 	ERR_clear_error();
 	SSL_free(ssl);
+	seq_tracker_wipe(&tracker);
 	close(fd);
 out_free:
 	free(buf);
@@ -359,7 +361,7 @@ int run_send(const struct options *o)
 {
 	struct run_result res = { .role = "send", .flows = o->flows, .mode_key = "tx_mode",
 				  .mode = tx_mode_names[o->tx_mode], .cipher = o->cipher->name,
-				  .ktls = o->tx_mode == TX_KTLS, .bad_offset = -1,
+				  .tls_version = o->tls13 ? "1.3" : "1.2", .ktls = o->tx_mode == TX_KTLS, .bad_offset = -1,
 				  .malformed = o->malformed ? malformed_names[o->malformed] : NULL,
 				  .malformed_at = o->malformed_at };
 	struct tx_flow *flows = calloc(o->flows, sizeof(*flows));
@@ -376,8 +378,8 @@ int run_send(const struct options *o)
 	ctx = make_client_ctx(o, err, sizeof(err));
 	if (!ctx)
 		goto done;
-	logf_(o, "send: connecting to %s, %u flow(s), tx-mode %s, cipher %s, %llu bytes/flow", o->addr,
-	      o->flows, tx_mode_names[o->tx_mode], o->cipher->name, (unsigned long long)o->bytes);
+	logf_(o, "send: connecting to %s, %u flow(s), tx-mode %s, cipher %s, TLS %s, %llu bytes/flow", o->addr,
+	      o->flows, tx_mode_names[o->tx_mode], o->cipher->name, res.tls_version, (unsigned long long)o->bytes);
 	cpu_times(&u0, &s0);
 	t0 = now_sec();
 	for (unsigned i = 0; i < o->flows; i++) {

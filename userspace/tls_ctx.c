@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* OpenSSL contexts: TLS 1.2 only, one ECDHE-ECDSA suite, ephemeral self-signed cert. */
+/*
+ * OpenSSL contexts: TLS 1.2 only with one ECDHE-ECDSA suite, or (--tls13) TLS
+ * 1.3 only with one suite; ephemeral self-signed cert.
+ */
 #include <errno.h>
 #include <string.h>
 #include <openssl/err.h>
@@ -66,13 +69,29 @@ static SSL_CTX *make_ctx(const struct options *o, bool server, char *err, size_t
 		snprintf(err, errlen, "SSL_CTX_new failed");
 		goto fail;
 	}
-	/* TLS 1.2: the only version 6.1 offloads and OpenSSL 3.0 can hand to TLS_RX. */
-	if (!SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) ||
-	    !SSL_CTX_set_max_proto_version(ctx, TLS1_2_VERSION)) {
-		snprintf(err, errlen, "cannot pin TLS 1.2");
+	/*
+	 * TLS 1.2: the only version the NIC (and the kernel's device path)
+	 * offloads. --tls13: the software-fallback case, keys from the keylog
+	 * callback, no session tickets (no post-handshake record moves the
+	 * sequence numbers).
+	 */
+	if (!SSL_CTX_set_min_proto_version(ctx, o->tls13 ? TLS1_3_VERSION : TLS1_2_VERSION) ||
+	    !SSL_CTX_set_max_proto_version(ctx, o->tls13 ? TLS1_3_VERSION : TLS1_2_VERSION)) {
+		snprintf(err, errlen, "cannot pin TLS %s", o->tls13 ? "1.3" : "1.2");
 		goto fail;
 	}
-	if (!SSL_CTX_set_cipher_list(ctx, o->cipher->openssl_name)) {
+	if (o->tls13) {
+		if (!o->cipher->openssl_name13 || !SSL_CTX_set_ciphersuites(ctx, o->cipher->openssl_name13)) {
+			snprintf(err, errlen, "OpenSSL does not offer TLS 1.3 suite %s",
+				 o->cipher->openssl_name13 ? o->cipher->openssl_name13 : o->cipher->name);
+			goto fail;
+		}
+		if (!SSL_CTX_set_num_tickets(ctx, 0)) {
+			snprintf(err, errlen, "cannot disable TLS 1.3 session tickets");
+			goto fail;
+		}
+		SSL_CTX_set_keylog_callback(ctx, tls13_keylog_cb);
+	} else if (!SSL_CTX_set_cipher_list(ctx, o->cipher->openssl_name)) {
 		snprintf(err, errlen, "OpenSSL does not offer cipher %s", o->cipher->openssl_name);
 		goto fail;
 	}

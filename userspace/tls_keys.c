@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TLS 1.2 record keys for handing a connection from OpenSSL to kernel kTLS:
- * key block derivation (RFC 5246 §6.3), record sequence tracking, and the
- * tls12_crypto_info_* the kernel expects.
+ * Record keys for handing a connection from OpenSSL to kernel kTLS: TLS 1.2
+ * key block derivation (RFC 5246 §6.3), TLS 1.3 traffic key derivation
+ * (RFC 8446 §7.1/§7.3, from the keylog callback's application traffic
+ * secrets), record sequence tracking, and the tls12_crypto_info_* the kernel
+ * expects (it uses the same structs for TLS 1.3).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -16,14 +19,18 @@
 
 /* ECDSA suites: the receiver's ephemeral P-256 key is cheap to make even in a TCG guest. */
 static const struct cipher_desc ciphers[CIPHER_COUNT] = {
-	{ CIPHER_AES128GCM, "aes128gcm", "ECDHE-ECDSA-AES128-GCM-SHA256", TLS_CIPHER_AES_GCM_128,
+	{ CIPHER_AES128GCM, "aes128gcm", "ECDHE-ECDSA-AES128-GCM-SHA256", "TLS_AES_128_GCM_SHA256",
+	  TLS_CIPHER_AES_GCM_128,
 	  16, 4, 8, sizeof(struct tls12_crypto_info_aes_gcm_128) },
-	{ CIPHER_AES256GCM, "aes256gcm", "ECDHE-ECDSA-AES256-GCM-SHA384", TLS_CIPHER_AES_GCM_256,
+	{ CIPHER_AES256GCM, "aes256gcm", "ECDHE-ECDSA-AES256-GCM-SHA384", "TLS_AES_256_GCM_SHA384",
+	  TLS_CIPHER_AES_GCM_256,
 	  32, 4, 8, sizeof(struct tls12_crypto_info_aes_gcm_256) },
-	{ CIPHER_AES128CCM, "aes128ccm", "ECDHE-ECDSA-AES128-CCM", TLS_CIPHER_AES_CCM_128,
+	/* TLS 1.3 has an AES-CCM suite too, but nothing here needs it: --tls13 refuses CCM. */
+	{ CIPHER_AES128CCM, "aes128ccm", "ECDHE-ECDSA-AES128-CCM", NULL, TLS_CIPHER_AES_CCM_128,
 	  16, 4, 8, sizeof(struct tls12_crypto_info_aes_ccm_128) },
 	/* RFC 7905: 12-byte fixed IV XORed with the sequence number, no explicit nonce. */
-	{ CIPHER_CHACHA20, "chacha20", "ECDHE-ECDSA-CHACHA20-POLY1305", TLS_CIPHER_CHACHA20_POLY1305,
+	{ CIPHER_CHACHA20, "chacha20", "ECDHE-ECDSA-CHACHA20-POLY1305", "TLS_CHACHA20_POLY1305_SHA256",
+	  TLS_CIPHER_CHACHA20_POLY1305,
 	  32, 12, 0, sizeof(struct tls12_crypto_info_chacha20_poly1305) },
 };
 
@@ -41,6 +48,34 @@ const struct cipher_desc *cipher_by_id(enum cipher_id id)
 }
 
 /*
+ * TLS 1.3: a direction's application traffic keys protect every record after
+ * the one carrying that direction's Finished (the header callback of that
+ * record comes before its Finished message callback), so the numbering
+ * starts there. No NewSessionTicket (num_tickets 0) or KeyUpdate follows;
+ * the middlebox-compatibility ChangeCipherSpec is plaintext and ignored.
+ */
+static void msg_cb13(struct seq_tracker *t, int write_p, int content_type, const uint8_t *h, size_t len)
+{
+	if (content_type == SSL3_RT_HANDSHAKE && len >= 1 && h[0] == SSL3_MT_FINISHED) {
+		if (write_p) {
+			t->wr_ccs_seen = true;
+			t->wr_seq = 0;
+		} else {
+			t->rd_ccs_seen = true;
+			t->rd_seq = 0;
+		}
+	} else if (content_type == SSL3_RT_HEADER && len >= 5) {
+		if (write_p && t->wr_ccs_seen)
+			t->wr_seq++;
+		else if (!write_p && t->rd_ccs_seen)
+			t->rd_seq++;
+	} else if (content_type == SSL3_RT_INNER_CONTENT_TYPE && len >= 1 && !write_p && t->rd_ccs_seen &&
+		   h[0] == RT_APPDATA) {
+		t->rd_app_records++;
+	}
+}
+
+/*
  * Count records per direction from OpenSSL's record-header callbacks. The
  * plaintext ChangeCipherSpec record resets that direction's sequence to 0;
  * every later record (Finished, application data, alerts) consumes one
@@ -54,7 +89,13 @@ static void msg_cb(int write_p, int version, int content_type, const void *buf,
 
 	(void)version;
 	(void)ssl;
-	if (content_type != SSL3_RT_HEADER || len < 5 || !t)
+	if (!t)
+		return;
+	if (t->tls13) {
+		msg_cb13(t, write_p, content_type, h, len);
+		return;
+	}
+	if (content_type != SSL3_RT_HEADER || len < 5)
 		return;
 	if (write_p) {
 		if (h[0] == RT_CCS && !t->wr_ccs_seen) {
@@ -75,11 +116,58 @@ static void msg_cb(int write_p, int version, int content_type, const void *buf,
 	}
 }
 
-void seq_tracker_attach(SSL *ssl, struct seq_tracker *t)
+void seq_tracker_attach(SSL *ssl, struct seq_tracker *t, bool tls13)
 {
 	memset(t, 0, sizeof(*t));
+	t->tls13 = tls13;
 	SSL_set_msg_callback(ssl, msg_cb);
 	SSL_set_msg_callback_arg(ssl, t);
+	SSL_set_app_data(ssl, t);       /* for tls13_keylog_cb */
+}
+
+void seq_tracker_wipe(struct seq_tracker *t)
+{
+	OPENSSL_cleanse(t->client_secret, sizeof(t->client_secret));
+	OPENSSL_cleanse(t->server_secret, sizeof(t->server_secret));
+	t->client_secret_len = t->server_secret_len = 0;
+}
+
+static int hexval(char c)
+{
+	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+/*
+ * "CLIENT_TRAFFIC_SECRET_0 <client random> <secret>" (NSS key log format):
+ * the secret goes into the tracker and nowhere else; other lines are ignored.
+ */
+void tls13_keylog_cb(const SSL *ssl, const char *line)
+{
+	static const char cl[] = "CLIENT_TRAFFIC_SECRET_0 ", sv[] = "SERVER_TRAFFIC_SECRET_0 ";
+	struct seq_tracker *t = SSL_get_app_data(ssl);
+	uint8_t *dst;
+	size_t *dlen, n = 0;
+	const char *p;
+
+	if (!t)
+		return;
+	if (!strncmp(line, cl, sizeof(cl) - 1)) {
+		dst = t->client_secret;
+		dlen = &t->client_secret_len;
+	} else if (!strncmp(line, sv, sizeof(sv) - 1)) {
+		dst = t->server_secret;
+		dlen = &t->server_secret_len;
+	} else {
+		return;
+	}
+	p = strchr(line + sizeof(cl) - 1, ' ');     /* skip the client random */
+	*dlen = 0;
+	if (!p)
+		return;
+	for (p++; n < TLS13_SECRET_MAX && isxdigit((unsigned char)p[0]) && isxdigit((unsigned char)p[1]); p += 2)
+		dst[n++] = (uint8_t)(hexval(p[0]) << 4 | hexval(p[1]));
+	if (!*p || *p == '\n')
+		*dlen = n;
 }
 
 static int tls12_prf(const char *digest, const uint8_t *secret, size_t secret_len,
@@ -102,9 +190,87 @@ static int tls12_prf(const char *digest, const uint8_t *secret, size_t secret_le
 	return ok ? 0 : -1;
 }
 
+/* HKDF-Expand-Label(secret, label, "", out_len) of RFC 8446 §7.1 */
+static int hkdf_expand_label(const char *digest, const uint8_t *secret, size_t secret_len,
+			     const char *label, uint8_t *out, size_t out_len)
+{
+	EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
+	EVP_KDF_CTX *kctx = kdf ? EVP_KDF_CTX_new(kdf) : NULL;
+	size_t ll = strlen(label), n = 0;
+	int mode = EVP_KDF_HKDF_MODE_EXPAND_ONLY, ok = 0;
+	uint8_t info[2 + 1 + 6 + 32 + 1];
+	OSSL_PARAM params[5];
+
+	if (kctx && ll <= 32) {
+		/* struct { uint16 length; opaque label<7..255> = "tls13 " + label; opaque context<0..255> = "" } */
+		info[n++] = (uint8_t)(out_len >> 8);
+		info[n++] = (uint8_t)out_len;
+		info[n++] = (uint8_t)(6 + ll);
+		memcpy(info + n, "tls13 ", 6);
+		n += 6;
+		memcpy(info + n, label, ll);
+		n += ll;
+		info[n++] = 0;
+		params[0] = OSSL_PARAM_construct_int(OSSL_KDF_PARAM_MODE, &mode);
+		params[1] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)digest, 0);
+		params[2] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)secret, secret_len);
+		params[3] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, info, n);
+		params[4] = OSSL_PARAM_construct_end();
+		ok = EVP_KDF_derive(kctx, out, out_len, params) > 0;
+	}
+	EVP_KDF_CTX_free(kctx);
+	EVP_KDF_free(kdf);
+	return ok ? 0 : -1;
+}
+
+/*
+ * TLS 1.3 (RFC 8446 §7.3): [sender]_write_key = HKDF-Expand-Label(secret, "key", "", key_length),
+ * [sender]_write_iv = HKDF-Expand-Label(secret, "iv", "", 12), secret = the sender's
+ * application traffic secret 0 (client->server: CLIENT_TRAFFIC_SECRET_0). The tracker's
+ * secrets are wiped once used.
+ */
+static int derive_tls13_keys(SSL *ssl, const struct cipher_desc *c, bool client_write, uint64_t seq,
+			     struct seq_tracker *t, struct record_keys *out, char *err, size_t errlen)
+{
+	const SSL_CIPHER *sc = SSL_get_current_cipher(ssl);
+	const EVP_MD *md = sc ? SSL_CIPHER_get_handshake_digest(sc) : NULL;
+	const uint8_t *secret = client_write ? t->client_secret : t->server_secret;
+	size_t secret_len = client_write ? t->client_secret_len : t->server_secret_len;
+	int rc = -1;
+
+	if (SSL_version(ssl) != TLS1_3_VERSION) {
+		snprintf(err, errlen, "negotiated %s, --tls13 needs TLS 1.3", SSL_get_version(ssl));
+		goto out;
+	}
+	if (!c->openssl_name13 || !sc || strcmp(SSL_CIPHER_get_name(sc), c->openssl_name13)) {
+		snprintf(err, errlen, "negotiated cipher %s, expected %s", sc ? SSL_CIPHER_get_name(sc) : "(none)",
+			 c->openssl_name13 ? c->openssl_name13 : "(no TLS 1.3 suite)");
+		goto out;
+	}
+	if (!md || !secret_len || secret_len != (size_t)EVP_MD_get_size(md)) {
+		snprintf(err, errlen, "no %s application traffic secret from OpenSSL's keylog callback",
+			 client_write ? "client" : "server");
+		goto out;
+	}
+	out->cipher = c;
+	out->tls13 = true;
+	out->seq = seq;
+	if (hkdf_expand_label(EVP_MD_get0_name(md), secret, secret_len, "key", out->key, c->key_len) ||
+	    hkdf_expand_label(EVP_MD_get0_name(md), secret, secret_len, "iv", out->fixed_iv, 12)) {
+		snprintf(err, errlen, "TLS 1.3 HKDF-Expand-Label failed");
+		OPENSSL_cleanse(out, sizeof(*out));
+		goto out;
+	}
+	rc = 0;
+out:
+	seq_tracker_wipe(t);
+	return rc;
+}
+
 int derive_record_keys(SSL *ssl, const struct cipher_desc *c, enum key_dir dir,
 		       uint64_t seq, struct record_keys *out, char *err, size_t errlen)
 {
+	struct seq_tracker *t = SSL_get_app_data(ssl);
 	const SSL_CIPHER *sc = SSL_get_current_cipher(ssl);
 	SSL_SESSION *sess = SSL_get_session(ssl);
 	uint8_t master[SSL_MAX_MASTER_KEY_LENGTH], seed[13 + 2 * SSL3_RANDOM_SIZE], block[2 * (32 + 12)];
@@ -115,6 +281,8 @@ int derive_record_keys(SSL *ssl, const struct cipher_desc *c, enum key_dir dir,
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
+	if (t && t->tls13)
+		return derive_tls13_keys(ssl, c, client_write, seq, t, out, err, errlen);
 	if (SSL_version(ssl) != TLS1_2_VERSION) {
 		snprintf(err, errlen, "negotiated %s, kTLS hand-off needs TLS 1.2", SSL_get_version(ssl));
 		return -1;
@@ -164,8 +332,28 @@ size_t build_crypto_info(const struct record_keys *k, union ktls_crypto_info *ci
 	const struct cipher_desc *c = k->cipher;
 
 	memset(ci, 0, sizeof(*ci));
-	ci->info.version = TLS_1_2_VERSION;
+	ci->info.version = k->tls13 ? TLS_1_3_VERSION : TLS_1_2_VERSION;
 	ci->info.cipher_type = c->kernel_type;
+	/*
+	 * TLS 1.3 AES: the kernel rebuilds the 12-byte IV as salt || iv and XORs
+	 * the record number into it, so salt = IV[0..4), iv = IV[4..12).
+	 */
+	if (k->tls13 && c->id != CIPHER_CHACHA20) {
+		uint8_t *key = c->id == CIPHER_AES128GCM ? ci->gcm128.key :
+			       c->id == CIPHER_AES256GCM ? ci->gcm256.key : ci->ccm128.key;
+		uint8_t *salt = c->id == CIPHER_AES128GCM ? ci->gcm128.salt :
+				c->id == CIPHER_AES256GCM ? ci->gcm256.salt : ci->ccm128.salt;
+		uint8_t *iv = c->id == CIPHER_AES128GCM ? ci->gcm128.iv :
+			      c->id == CIPHER_AES256GCM ? ci->gcm256.iv : ci->ccm128.iv;
+		uint8_t *rec_seq = c->id == CIPHER_AES128GCM ? ci->gcm128.rec_seq :
+				   c->id == CIPHER_AES256GCM ? ci->gcm256.rec_seq : ci->ccm128.rec_seq;
+
+		memcpy(key, k->key, c->key_len);
+		memcpy(salt, k->fixed_iv, 4);
+		memcpy(iv, k->fixed_iv + 4, 8);
+		put_be64(rec_seq, k->seq);
+		return c->info_len;
+	}
 	switch (c->id) {
 	case CIPHER_AES128GCM:
 		memcpy(ci->gcm128.key, k->key, c->key_len);
