@@ -1,6 +1,7 @@
 # Innova: emulated kTLS RX-offload NIC. See README.md.
 #   make demo   - build everything, boot the guest, show transfers over the NIC
-#   make test   - host tests + guest suite; ends with "N passed, N failed"
+#   make test   - host tests + guest suite and kernel TLS selftests on each
+#                 kernel (KVERS, default 6.1 and 6.12); ends "N passed, N failed"
 #   make test-debug - the guest suite on a KASAN/lockdep/kmemleak/failslab kernel
 # Nothing here ever loads a module into the host kernel: kernel code only
 # runs inside the QEMU guest.
@@ -10,6 +11,10 @@ ROOT := $(CURDIR)
 BUILD := $(ROOT)/build
 # KVER: a kernel ABI (6.1.0-57-amd64) or a Debian line (6.1, 6.12) that
 # qemu-image/kver.sh resolves to the ABI its packages point at today.
+# KVERS: the kernels make test runs on, one after the other: both lines
+# unless KVER names one.
+KVERS ?= $(if $(KVER),$(KVER),6.1 6.12)
+export KVERS
 override KVER := $(shell KVER=$(KVER) $(ROOT)/qemu-image/kver.sh)
 # Installed headers, or (6.12, whose headers package would pull in a boot
 # kernel) headers unpacked under build/: qemu-image/headers.sh.
@@ -82,7 +87,7 @@ host-test:
 	$(MAKE) -C tests/host test BUILD=$(BUILD)
 
 test: deps
-	@$(ROOT)/tests/run.sh
+	@BUILD=$(BUILD) $(ROOT)/tests/run.sh
 
 # The guest suite on a KASAN + lockdep + kmemleak + failslab + UBSAN build
 # of the same Debian kernel source, then allocation-failure runs (not part

@@ -1,35 +1,45 @@
 #!/bin/bash
-# The test command: build, host tests, then the guest suite booted in QEMU.
-# Every test prints one TAP line; the run ends with "N passed, N failed" and
-# exits non-zero on any failure (a step that breaks without reporting counts
-# as a failed test, never as a silent pass).
+# The test command: host tests once, then per kernel: build, kernel style,
+# the guest suite booted in QEMU and the kernel's TLS selftests. Every test
+# prints one TAP line; the run ends with "N passed, N failed" and exits
+# non-zero on any failure (a step that breaks without reporting counts as a
+# failed test, never as a silent pass).
+#   KVERS='6.1 6.12'  the kernels (lines or ABIs; make test sets both unless
+#                     KVER names one); TAP names carry "[line]" with two
 #   GUEST_TESTS='2* 41-*'  run only guest tests whose file name matches one
 #   SKIP_GUEST=1      host tests only
 #   SKIP_KSELFTEST=1  no kernel TLS selftest run (tests/kselftest)
+#   BUILD=DIR         build outputs there instead of build/
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$ROOT/build
-LOGS=$BUILD/test-logs
+BUILD=${BUILD:-$ROOT/build}
+TOP_LOGS=$BUILD/test-logs
+LOGS=$TOP_LOGS
 mkdir -p "$LOGS"
 cd "$ROOT"
 . "$ROOT/tests/tap.sh"
 
-echo "# build (module against linux-headers-$(qemu-image/kver.sh), userspace)"
-if make -s all > "$LOGS/build.log" 2>&1; then
-	pass_step "build: module (-Werror) and userspace (-Wall -Wextra -Werror)"
-else
+KVERS=${KVERS:-${KVER:-6.1}}
+kvers=()
+for k in $KVERS; do
+	v=$(KVER=$k qemu-image/kver.sh) || { fail_step "kernel $k: no such Debian kernel"; finish; }
+	kvers+=("$v")
+done
+
+# build KVER: module against KVER's headers, userspace
+build() {
+	echo "# build (module against linux-headers-$1, userspace)"
+	if make -s BUILD="$BUILD" KVER="$1" all > "$LOGS/build.log" 2>&1; then
+		pass_step "build: module (-Werror) and userspace (-Wall -Wextra -Werror)"
+		return 0
+	fi
 	tail -30 "$LOGS/build.log" | sed 's/^/# /'
 	fail_step "build: module and userspace"
-	finish
-fi
+	return 1
+}
 
-echo "# kernel style (checkpatch --strict, sparse)"
-KVER=$(qemu-image/kver.sh)
-KVER=$KVER tests/check-style.sh "$(qemu-image/headers.sh "$KVER" "$BUILD")" "$BUILD/kmod" \
-	> "$LOGS/style.log" 2>&1
-grep '^# ' "$LOGS/style.log" | head -20
-tally "$LOGS/style.log"
-
+# Host-side tests do not depend on the kernel: once, with the first one's build.
+build "${kvers[0]}" || finish
 echo "# host tests"
 if [ -f tests/host/Makefile ]; then
 	make -s -C tests/host test BUILD="$BUILD" > "$LOGS/host.log" 2>&1
@@ -50,32 +60,58 @@ if [ -x userspace/selftest.sh ] && [ -x "$BUILD/userspace/innova-tls" ]; then
 		fail_step "userspace selftest exited $rc"
 	fi
 fi
-
 sh tests/splat-selftest.sh > "$LOGS/splat-selftest.log" 2>&1
 tally "$LOGS/splat-selftest.log"
 
-[ "${SKIP_GUEST:-0}" = 1 ] && finish
+# kernel_steps KVER: everything that runs against one kernel. The module's
+# build tree, stage and guest output folders are shared by the kernels
+# (one at a time); logs go to test-logs/<line>/.
+kernel_steps() {
+	local kver=$1 line
+	line=$(echo "$kver" | cut -d. -f1-2)
+	LOGS=$TOP_LOGS/$line
+	mkdir -p "$LOGS"
+	[ ${#kvers[@]} -gt 1 ] && TAP_TAG="[$line] "
+	echo "# ---- kernel $kver ----"
+	if ! qemu-image/deps.sh "$kver" > "$LOGS/deps.log" 2>&1; then
+		tail -20 "$LOGS/deps.log" | sed 's/^/# /'
+		fail_step "host packages for $kver"
+		return
+	fi
+	[ "$kver" = "${kvers[0]}" ] || build "$kver" || return
 
-echo "# guest image (cached after the first run)"
-if ! make -s image stage > "$LOGS/image.log" 2>&1; then
-	tail -30 "$LOGS/image.log" | sed 's/^/# /'
-	fail_step "guest image"
-	finish
-fi
+	echo "# kernel style (checkpatch --strict, sparse)"
+	KVER=$kver tests/check-style.sh "$(qemu-image/headers.sh "$kver" "$BUILD")" "$BUILD/kmod" \
+		> "$LOGS/style.log" 2>&1
+	grep '^# ' "$LOGS/style.log" | head -20
+	tally "$LOGS/style.log"
 
-echo "# guest suite (QEMU TCG)"
-KVER=$(qemu-image/kver.sh)
-guest_suite guest "$BUILD/kernel-$KVER/root/boot/vmlinuz-$KVER" "$BUILD/rootfs-$KVER.cpio" \
-	"$BUILD/stage" "$BUILD/guest-out" "GUEST_TESTS='${GUEST_TESTS:-*}' sh /innova/tests/guest/run-suite.sh"
+	[ "${SKIP_GUEST:-0}" = 1 ] && return
+	echo "# guest image (cached after the first run)"
+	if ! make -s BUILD="$BUILD" KVER="$kver" image stage > "$LOGS/image.log" 2>&1; then
+		tail -30 "$LOGS/image.log" | sed 's/^/# /'
+		fail_step "guest image"
+		return
+	fi
 
-# The kernel's own TLS selftests across the NIC (tests/kselftest): one more
-# guest boot, veth baseline vs Innova, clean and with faults.
-if [ "${SKIP_KSELFTEST:-0}" != 1 ]; then
-	echo "# kernel TLS selftests across the NIC (tests/kselftest, QEMU TCG)"
-	BUILD=$BUILD KVER=$KVER tests/kselftest/run.sh > "$LOGS/kselftest.log" 2>&1
-	rc=$?
-	grep -E '^# ' "$LOGS/kselftest.log" | grep -v '^#   ' | head -40
-	tally "$LOGS/kselftest.log"
-	[ $rc -eq 0 ] || grep -q '^not ok' "$LOGS/kselftest.log" || fail_step "kselftest exited $rc"
-fi
+	echo "# guest suite (QEMU TCG)"
+	guest_suite guest "$BUILD/kernel-$kver/root/boot/vmlinuz-$kver" "$BUILD/rootfs-$kver.cpio" \
+		"$BUILD/stage" "$BUILD/guest-out" "GUEST_TESTS='${GUEST_TESTS:-*}' sh /innova/tests/guest/run-suite.sh"
+
+	# The kernel's own TLS selftests across the NIC (tests/kselftest): one
+	# more guest boot, veth baseline vs Innova, clean and with faults.
+	if [ "${SKIP_KSELFTEST:-0}" != 1 ]; then
+		echo "# kernel TLS selftests across the NIC (tests/kselftest, QEMU TCG)"
+		BUILD=$BUILD KVER=$kver LOGS=$LOGS tests/kselftest/run.sh > "$LOGS/kselftest.log" 2>&1
+		rc=$?
+		grep -E '^# ' "$LOGS/kselftest.log" | grep -v '^#   ' | head -40
+		tally "$LOGS/kselftest.log"
+		[ $rc -eq 0 ] || grep -q '^not ok' "$LOGS/kselftest.log" || fail_step "kselftest exited $rc"
+	fi
+}
+
+for kver in "${kvers[@]}"; do
+	kernel_steps "$kver"
+done
+TAP_TAG= LOGS=$TOP_LOGS
 finish

@@ -2,8 +2,9 @@
 # test prints one TAP line; the run ends with "N passed, N failed, N
 # skipped" and exits non-zero on any failure (a step that breaks without
 # reporting counts as a failed test, never as a silent pass).
-# The caller sets LOGS and runs from the repository's root.
-passed=0 failed=0 skipped=0 n=0
+# The caller sets LOGS and runs from the repository's root; TAP_TAG (e.g.
+# "[6.12] ") is put in front of each test's name when several kernels run.
+passed=0 failed=0 skipped=0 n=0 TAP_TAG=
 t0=$(date +%s)
 
 # Echo TAP lines from a log, renumbered into one stream, and count them.
@@ -12,6 +13,12 @@ tally() {
 	while IFS= read -r line; do
 		[[ $line =~ $re ]] || continue
 		rest=${BASH_REMATCH[3]}
+		if [ -n "$TAP_TAG" ]; then
+			case $rest in
+			" - "*) rest=" - $TAP_TAG${rest# - }" ;;
+			*) rest=" - $TAP_TAG${rest# }" ;;
+			esac
+		fi
 		n=$((n + 1))
 		if [ -n "${BASH_REMATCH[1]}" ]; then
 			failed=$((failed + 1)); echo "not ok $n$rest"
@@ -22,8 +29,8 @@ tally() {
 		fi
 	done < "$1"
 }
-fail_step() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-pass_step() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $1"; }
+fail_step() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $TAP_TAG$1"; }
+pass_step() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $TAP_TAG$1"; }
 finish() {
 	echo "# wall time $(( $(date +%s) - t0 ))s; logs in $LOGS"
 	echo "$passed passed, $failed failed, $skipped skipped"

@@ -13,7 +13,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 BUILD=${BUILD:-$ROOT/build}
 KVER=${KVER:-$(qemu-image/kver.sh)}
-LOGS=$BUILD/test-logs
+LOGS=${LOGS:-$BUILD/test-logs}
 mkdir -p "$LOGS"
 . "$ROOT/tests/tap.sh"
 
