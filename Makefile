@@ -13,7 +13,10 @@ BUILD := $(ROOT)/build
 # qemu-image/kver.sh resolves to the ABI its packages point at today.
 # KVERS: the kernels make test runs on, one after the other: both lines
 # unless KVER names one.
-KVERS ?= $(if $(KVER),$(KVER),6.1 6.12)
+# (Evaluated here, before KVER is resolved below.)
+ifeq ($(origin KVERS),undefined)
+KVERS := $(if $(KVER),$(KVER),6.1 6.12)
+endif
 export KVERS
 override KVER := $(shell KVER=$(KVER) $(ROOT)/qemu-image/kver.sh)
 # Installed headers, or (6.12, whose headers package would pull in a boot
