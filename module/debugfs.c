@@ -10,6 +10,12 @@
  *                            (created by cable.c: innova_cable_debugfs_add())
  *   tls_*                    the TLS engine (tls_offload.c)
  *
+ * and, module-wide, /sys/kernel/debug/innova/:
+ *
+ *   objects                  ports, flows and keys alive (leak check)
+ *   bench                    engine vs gcm(aes) micro-benchmark and
+ *                            per-flow memory, on demand (bench.c)
+ *
  * Nothing here takes RTNL: ports remove their directory under RTNL and
  * debugfs_remove_recursive() waits for readers.
  */
@@ -147,6 +153,7 @@ void innova_debugfs_init(void)
 	innova_dbg_root = debugfs_create_dir(INNOVA_DRV_NAME, NULL);
 	debugfs_create_file("objects", 0400, innova_dbg_root, NULL,
 			    &innova_dbg_objects_fops);
+	innova_bench_debugfs_add(innova_dbg_root);
 }
 
 void innova_debugfs_exit(void)

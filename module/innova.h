@@ -279,4 +279,17 @@ void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir);
 void innova_tls_engine_stats(struct innova_port *port, struct hw_stats *st);
 u32 innova_tls_flow_count(struct innova_port *port);
 
+struct innova_tls_mem {
+	size_t flow, flow_slab;		/* struct innova_tls_flow (kzalloc) */
+	unsigned int max_flows;		/* engine flow slots per port */
+	size_t port;			/* struct innova_tls_port */
+	size_t engine;			/* engine memory per port (kvzalloc) */
+	size_t scratch;			/* engine output buffer per port */
+};
+
+void innova_tls_mem(struct innova_tls_mem *m);
+
+/* bench.c */
+void innova_bench_debugfs_add(struct dentry *root);
+
 #endif /* _INNOVA_H */

@@ -910,6 +910,17 @@ u32 innova_tls_flow_count(struct innova_port *port)
 	return n;
 }
 
+/* For measurement (module/bench.c): the driver's per-flow and per-port state. */
+void innova_tls_mem(struct innova_tls_mem *m)
+{
+	m->flow = sizeof(struct innova_tls_flow);
+	m->flow_slab = kmalloc_size_roundup(m->flow);
+	m->max_flows = max_flows;
+	m->port = sizeof(struct innova_tls_port);
+	m->engine = hw_engine_mem_size(max_flows);
+	m->scratch = INNOVA_TLS_SCRATCH;
+}
+
 int innova_tls_port_init(struct innova_port *port)
 {
 	struct innova_tls_port *tp;

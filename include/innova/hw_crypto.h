@@ -77,4 +77,20 @@ int hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k,
 			    const u8 ctr[HW_AES_BLOCK], const u8 *in, u8 *out,
 			    unsigned int nblocks, u8 state[HW_AES_BLOCK]);
 
+#ifdef __KERNEL__
+/*
+ * Kernel backend only, for measurement (module/bench.c): what one key
+ * holds.  Sizes are the bytes asked for and, in *_slab, the kmalloc
+ * buckets they land in.
+ */
+struct hw_crypto_key_mem {
+	size_t key, key_slab;		/* struct hw_crypto_key */
+	size_t ghash, ghash_slab;	/* the gf128mul 4k table */
+	size_t cipher, cipher_slab;	/* the cipher tfm with its context */
+	const char *cipher_driver;	/* e.g. "aes-aesni" */
+};
+
+void hw_crypto_key_mem(struct hw_crypto_key *k, struct hw_crypto_key_mem *m);
+#endif
+
 #endif /* INNOVA_HW_CRYPTO_H */

@@ -153,3 +153,19 @@ int hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k,
 	return err ? err : hw_crypto_ctr_xor(k, ctr, in, out,
 					     nblocks * HW_AES_BLOCK);
 }
+
+void hw_crypto_key_mem(struct hw_crypto_key *k, struct hw_crypto_key_mem *m)
+{
+	struct crypto_tfm *tfm = crypto_cipher_tfm(k->aes);
+
+	m->key = sizeof(*k);
+	m->ghash = sizeof(*k->ghash);
+	/* what the crypto API allocates for a cipher tfm (crypto_ctxsize) */
+	m->cipher = sizeof(*tfm) + tfm->__crt_alg->cra_ctxsize +
+		    (crypto_tfm_alg_alignmask(tfm) &
+		     ~(crypto_tfm_ctx_alignment() - 1));
+	m->key_slab = kmalloc_size_roundup(m->key);
+	m->ghash_slab = kmalloc_size_roundup(m->ghash);
+	m->cipher_slab = kmalloc_size_roundup(m->cipher);
+	m->cipher_driver = crypto_tfm_alg_driver_name(tfm);
+}
