@@ -52,6 +52,25 @@ port_dir() {
 	return 1
 }
 
+# address_pair IF_A IF_B: the test addresses on a link whose ends are IF_A
+# in netns A and IF_B in netns B; loopback and both ends up
+address_pair() {
+	ip -n A link set lo up; ip -n B link set lo up
+	ip -n A addr add $IP4_A/24 dev "$1"
+	ip -n B addr add $IP4_B/24 dev "$2"
+	ip -n A addr add $IP6_A/64 dev "$1" nodad
+	ip -n B addr add $IP6_B/64 dev "$2" nodad
+	ip -n A link set "$1" up
+	ip -n B link set "$2" up
+}
+# wait_ping WHERE: until A reaches B over IPv4 (10 tries), else dies
+wait_ping() {
+	i=0
+	until ip netns exec A ping -c1 -W1 $IP4_B >/dev/null 2>&1; do
+		i=$((i + 1)); [ $i -lt 10 ] || die "no IPv4 connectivity $1"
+	done
+}
+
 setup_pair() {
 	load_module
 	ip netns add A || die "netns A"
@@ -62,22 +81,13 @@ setup_pair() {
 	PORT_B=$(port_dir innova1) || die "debugfs dir for innova1"
 	ip link set innova0 netns A
 	ip link set innova1 netns B
-	ip -n A link set lo up; ip -n B link set lo up
-	ip -n A addr add $IP4_A/24 dev innova0
-	ip -n B addr add $IP4_B/24 dev innova1
-	ip -n A addr add $IP6_A/64 dev innova0 nodad
-	ip -n B addr add $IP6_B/64 dev innova1 nodad
-	ip -n A link set innova0 up
-	ip -n B link set innova1 up
+	address_pair innova0 innova1
 	# A clean link is lossless: the default fq_codel's CoDel drops packets
 	# that wait behind pause frames on a slow (TCG) receiver, which would
 	# look like cable loss. netem tests replace this root qdisc.
 	ip netns exec A tc qdisc replace dev innova0 root pfifo limit 20000
 	ip netns exec B tc qdisc replace dev innova1 root pfifo limit 20000
-	i=0
-	until ip netns exec A ping -c1 -W1 $IP4_B >/dev/null 2>&1; do
-		i=$((i + 1)); [ $i -lt 10 ] || die "no IPv4 connectivity across the cable"
-	done
+	wait_ping "across the cable"
 }
 
 teardown_pair() {

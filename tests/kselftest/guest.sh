@@ -82,18 +82,9 @@ setup_veth() {
 	ip netns add A || die "netns A"
 	ip netns add B || die "netns B"
 	ip link add veth0 netns A type veth peer name veth1 netns B || die "veth pair"
-	ip -n A link set lo up; ip -n B link set lo up
-	ip -n A addr add $IP4_A/24 dev veth0
-	ip -n B addr add $IP4_B/24 dev veth1
-	ip -n A addr add $IP6_A/64 dev veth0 nodad
-	ip -n B addr add $IP6_B/64 dev veth1 nodad
-	ip -n A link set veth0 up
-	ip -n B link set veth1 up
+	address_pair veth0 veth1
 	ks_link_setup veth0 veth1
-	i=0
-	until ip netns exec A ping -c1 -W1 $IP4_B >/dev/null 2>&1; do
-		i=$((i + 1)); [ $i -lt 10 ] || die "no IPv4 connectivity over veth"
-	done
+	wait_ping "over veth"
 }
 ks_netem() {
 	for p in "A veth0" "B veth1"; do
