@@ -13,14 +13,21 @@ shift
 line=$(echo "$KVER" | cut -d. -f1-2)	# 6.12.118+deb12-amd64 -> 6.12
 
 # pahole (dwarves): kbuild of 6.12 generates the module's BTF with it.
+# gnuplot-nox: make report's plots (pngcairo terminal, no X11).
 want=(
 	make gcc clang libc6-dev libssl-dev openssl pkg-config
 	"linux-source-$line" sparse dwarves
 	qemu-system-x86 debootstrap cpio xz-utils zstd kmod
-	iproute2 ethtool libclang-rt-14-dev valgrind rsync
+	iproute2 ethtool libclang-rt-14-dev valgrind rsync gnuplot-nox
 	"$@"
 )
-if ! apt-cache depends "linux-headers-$KVER" 2>/dev/null | grep -q 'Depends: linux-image'; then
+# Fail closed: the headers are installed only for a full kernel ABI
+# (6.1.0-57-amd64, never a line like 6.1, which apt-get would take as a
+# regular expression matching every kernel package) whose package apt
+# knows and which depends on no kernel image.
+if [[ $KVER =~ ^[0-9]+\.[0-9]+[.0-9]*[-+][a-z0-9.+-]+$ ]] &&
+	deps=$(apt-cache depends "linux-headers-$KVER" 2>/dev/null) &&
+	[ -n "$deps" ] && ! grep -q 'Depends: linux-image' <<<"$deps"; then
 	want+=("linux-headers-$KVER")
 fi
 
@@ -35,8 +42,19 @@ if [ ${#missing[@]} -eq 0 ]; then
 	exit 0
 fi
 
+# Exact names only: apt-get reads a name it does not know as a pattern.
+for p in "${missing[@]}"; do
+	case $p in
+	*[!a-z0-9.+-]*) echo "deps.sh: bad package name '$p'" >&2; exit 2 ;;
+	esac
+done
+
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 echo ">>> installing host packages: ${missing[*]}"
 $SUDO apt-get update -qq
+for p in "${missing[@]}"; do
+	apt-cache pkgnames "$p" 2>/dev/null | grep -qxF -- "$p" ||
+		{ echo "deps.sh: no package named '$p'" >&2; exit 2; }
+done
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
