@@ -85,9 +85,14 @@ int hw_crypto_ctr_xor_ghash(struct hw_crypto_key *k,
  */
 struct hw_crypto_key_mem {
 	size_t key, key_slab;		/* struct hw_crypto_key */
-	size_t ghash, ghash_slab;	/* the gf128mul 4k table */
+	size_t ghash, ghash_slab;	/* the GHASH shash tfm with its key */
 	size_t cipher, cipher_slab;	/* the cipher tfm with its context */
+	size_t ctr, ctr_slab;		/* the bulk CTR skcipher, or 0 */
+	size_t ghash_key;		/* of which the GHASH key (context) */
+	size_t aes_key;			/* and the AES key schedule */
 	const char *cipher_driver;	/* e.g. "aes-aesni" */
+	const char *ghash_driver;	/* e.g. "__ghash-pclmulqdqni" */
+	const char *ctr_driver;		/* "__ctr-aes-aesni" or "none" */
 };
 
 void hw_crypto_key_mem(struct hw_crypto_key *k, struct hw_crypto_key_mem *m);

@@ -71,9 +71,11 @@ struct hw_gcm_stream {
 	u8 tag[16];		/* the record's tag as received */
 };
 
+/* 12 bytes, not 16: a u64 member would pad every entry (flow state <= 1 KiB) */
 struct hw_ring_ent {
 	u32 seq;
-	u64 idx;
+	u32 idx_lo;
+	u32 idx_hi;
 };
 
 /*
@@ -244,7 +246,8 @@ static inline void hw_ring_push(struct hw_ring_ent *r, u8 *n, u8 *head, u8 cap,
 				u32 seq, u64 idx)
 {
 	r[*head].seq = seq;
-	r[*head].idx = idx;
+	r[*head].idx_lo = (u32)idx;
+	r[*head].idx_hi = (u32)(idx >> 32);
 	*head = (u8)((*head + 1) % cap);
 	if (*n < cap)
 		(*n)++;
@@ -257,7 +260,7 @@ static inline bool hw_ring_find(const struct hw_ring_ent *r, u8 n, u32 seq,
 
 	for (i = 0; i < n; i++) {
 		if (r[i].seq == seq) {
-			*idx = r[i].idx;
+			*idx = (u64)r[i].idx_hi << 32 | r[i].idx_lo;
 			return true;
 		}
 	}
