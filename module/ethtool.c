@@ -46,6 +46,7 @@ const char innova_tls_stat_names[][ETH_GSTRING_LEN] = {
 	[INNOVA_TLS_ERR]		= "rx_tls_err",
 	[INNOVA_TLS_AUTH_FAIL]		= "rx_tls_auth_fail",
 	[INNOVA_TLS_RESYNC_ASYNC_REPLACED] = "rx_tls_resync_async_replaced",
+	[INNOVA_TLS_DEVICE_NS]		= "rx_tls_device_ns",
 };
 
 static_assert(ARRAY_SIZE(innova_tls_stat_names) == INNOVA_TLS_STAT_NUM);

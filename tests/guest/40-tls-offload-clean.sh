@@ -23,6 +23,11 @@ for addr in $IP4_B $IP6_B; do
 		# kernel takes to answer is its pace, not the NIC's.
 		[ "$nic" -ge ${MIN_SHARE:-9990} ] || die "NIC share $nic/10000 < ${MIN_SHARE:-9990}"
 		expect_delta clean rx_tls_sync_lost -le 1 "sync lost on a clean link"
+		# device time: accounted for the engine's work, per CPU in debugfs
+		expect_delta clean rx_tls_device_ns -gt 0 "no device time accounted"
+		pcpu=$(awk '{ s += $2 } END { print s + 0 }' "$PORT_B/tls_device_ns")
+		[ "$pcpu" = "$(ethtool_stat B innova1 rx_tls_device_ns)" ] ||
+			die "tls_device_ns per CPU sums to $pcpu, ethtool says $(ethtool_stat B innova1 rx_tls_device_ns)"
 	done
 done
 [ "$(ethtool_stat B innova1 rx_tls_auth_fail)" = 0 ] || die "auth failures on a clean link"
