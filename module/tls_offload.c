@@ -874,6 +874,60 @@ static const struct file_operations innova_tls_key_update_fops = {
 	.llseek	= noop_llseek,
 };
 
+/*
+ * The engine's resync latency histogram: "records count" lines, the last
+ * one "31+ count". Writing 0 empties it.
+ */
+static int innova_tls_resync_latency_show(struct seq_file *m, void *v)
+{
+	struct innova_tls_port *tp = m->private;
+	u32 hist[HW_RESYNC_HIST];
+	int i;
+
+	spin_lock_bh(&tp->lock);
+	hw_engine_resync_hist(tp->eng, hist);
+	spin_unlock_bh(&tp->lock);
+	for (i = 0; i < HW_RESYNC_HIST - 1; i++)
+		seq_printf(m, "%d %u\n", i, hist[i]);
+	seq_printf(m, "%d+ %u\n", i, hist[i]);
+	return 0;
+}
+
+static int innova_tls_resync_latency_open(struct inode *inode,
+					  struct file *file)
+{
+	return single_open(file, innova_tls_resync_latency_show,
+			   inode->i_private);
+}
+
+static ssize_t innova_tls_resync_latency_write(struct file *file,
+					       const char __user *ubuf,
+					       size_t count, loff_t *ppos)
+{
+	struct innova_tls_port *tp = file_inode(file)->i_private;
+	unsigned int v;
+	int err;
+
+	err = kstrtouint_from_user(ubuf, count, 0, &v);
+	if (err)
+		return err;
+	if (v)
+		return -EINVAL;
+	spin_lock_bh(&tp->lock);
+	hw_engine_resync_hist_reset(tp->eng);
+	spin_unlock_bh(&tp->lock);
+	return count;
+}
+
+static const struct file_operations innova_tls_resync_latency_fops = {
+	.owner		= THIS_MODULE,
+	.open		= innova_tls_resync_latency_open,
+	.read		= seq_read,
+	.write		= innova_tls_resync_latency_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 /* rx_tls_device_ns per CPU: "cpuN ns" lines, for CPU accounting by CPU */
 static int innova_tls_device_ns_show(struct seq_file *m, void *v)
 {
@@ -915,6 +969,8 @@ void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir)
 				   &innova_tls_recovery_fops);
 	debugfs_create_file("tls_device_ns", 0400, dir, port,
 			    &innova_tls_device_ns_fops);
+	debugfs_create_file("resync_latency", 0600, dir, tp,
+			    &innova_tls_resync_latency_fops);
 }
 
 void innova_tls_engine_stats(struct innova_port *port, struct hw_stats *st)

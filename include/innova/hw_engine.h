@@ -231,6 +231,18 @@ int hw_engine_flow_info(const struct hw_engine *eng, u32 handle,
 			struct hw_flow_info *info);
 void hw_engine_stats(const struct hw_engine *eng, struct hw_stats *st);
 u32 hw_engine_flow_count(const struct hw_engine *eng);
+
+/*
+ * Resync latency, engine-wide: after a flow lost sync, how many records
+ * it followed from the first intact header it found to its first record
+ * decrypted again (0: that first header's record was decrypted). hist[i]
+ * counts latencies of i records; the last bucket holds HW_RESYNC_HIST - 1
+ * and more. Read and reset under the caller's engine lock.
+ */
+#define HW_RESYNC_HIST	32
+void hw_engine_resync_hist(const struct hw_engine *eng,
+			   u32 hist[HW_RESYNC_HIST]);
+void hw_engine_resync_hist_reset(struct hw_engine *eng);
 /* Iterate installed flows: returns the next handle after prev (0 = first). */
 u32 hw_engine_flow_next(const struct hw_engine *eng, u32 prev);
 

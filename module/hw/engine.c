@@ -441,6 +441,12 @@ static void record_begin(struct hw_rx_ctx *cx, struct hw_flow *f)
 
 	hw_ring_push(f->chain.ring, &f->chain.ring_n, &f->chain.ring_head,
 		     HW_RING_N, f->rec.seq, f->rec.idx);
+	if (f->lat_phase == HW_LAT_LOST) {
+		f->lat_phase = HW_LAT_COUNTING;	/* the first intact header */
+		f->lat_recs = 0;
+	} else if (f->lat_phase == HW_LAT_COUNTING && f->lat_recs < 0xffff) {
+		f->lat_recs++;
+	}
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.key = NULL;
 	if (f->state == HW_FS_TRACK || !f->rn_known)
@@ -492,6 +498,10 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 			f->keys.cur.verified = true;
 			if (mode == HW_RM_DEC) {
 				HW_STAT_INC(eng, f, decrypted_records);
+				if (f->lat_phase == HW_LAT_COUNTING)
+					eng->resync_hist[hw_min_u32(f->lat_recs,
+								    HW_RESYNC_HIST - 1)]++;
+				f->lat_phase = HW_LAT_IDLE;
 			} else if (f->state == HW_FS_SHADOW) {
 				HW_STAT_INC(eng, f, shadow_ok);
 				hw_set_state(cx, f, HW_FS_SYNC);
@@ -1222,6 +1232,17 @@ int hw_engine_flow_info(const struct hw_engine *eng, u32 handle,
 void hw_engine_stats(const struct hw_engine *eng, struct hw_stats *st)
 {
 	*st = eng->st;
+}
+
+void hw_engine_resync_hist(const struct hw_engine *eng,
+			   u32 hist[HW_RESYNC_HIST])
+{
+	memcpy(hist, eng->resync_hist, sizeof(eng->resync_hist));
+}
+
+void hw_engine_resync_hist_reset(struct hw_engine *eng)
+{
+	memset(eng->resync_hist, 0, sizeof(eng->resync_hist));
 }
 
 u32 hw_engine_flow_count(const struct hw_engine *eng)

@@ -175,6 +175,10 @@ struct hw_flow {
 	struct hw_resync_hint hint;
 	struct hw_flow_keys keys;
 
+	/* resync latency (hw_engine_resync_hist): phase and records so far */
+	u8 lat_phase;		/* enum hw_lat_phase */
+	u16 lat_recs;
+
 	struct hw_stats st;
 };
 
@@ -188,6 +192,14 @@ struct hw_engine {
 	bool reorder_recovery;	/* read late frames to regain sync */
 	u32 crypto_fail_next;	/* injected backend failures pending */
 	struct hw_stats st;
+	u32 resync_hist[HW_RESYNC_HIST];
+};
+
+/* A flow's resync latency measurement (struct hw_flow lat_*). */
+enum hw_lat_phase {
+	HW_LAT_IDLE = 0,	/* in sync, or never synced */
+	HW_LAT_LOST,		/* sync lost: no intact header followed yet */
+	HW_LAT_COUNTING,	/* records followed since the first header */
 };
 
 /* per-frame scratch */
@@ -273,6 +285,7 @@ static inline void hw_set_state(struct hw_rx_ctx *cx, struct hw_flow *f,
 	if (f->state == HW_FS_SYNC && s != HW_FS_SYNC) {
 		if (cx)
 			cx->events |= HW_EV_SYNC_LOST;
+		f->lat_phase = HW_LAT_LOST;
 	}
 	f->state = s;
 }

@@ -1325,6 +1325,25 @@ static void test_crypto_fail(void)
 		      hw_flow_state_name(fi.state),
 		      (unsigned long long)(fi.stats.decrypted_records -
 					   dec_at_fail));
+		{
+			/* one loss, one recovery: one latency, a few records */
+			u32 hist[HW_RESYNC_HIST], n = 0, at = 0, i;
+
+			hw_engine_resync_hist(t->eng, hist);
+			for (i = 0; i < HW_RESYNC_HIST; i++)
+				if (hist[i]) {
+					n += hist[i];
+					at = i;
+				}
+			CHECK(n == fi.stats.sync_lost && n == 1 && at >= 1 &&
+			      at < HW_RESYNC_HIST - 1,
+			      "case %d: resync latency histogram: %u entries (sync lost %llu), last at %u records",
+			      k, n, (unsigned long long)fi.stats.sync_lost, at);
+			hw_engine_resync_hist_reset(t->eng);
+			hw_engine_resync_hist(t->eng, hist);
+			for (i = 0; i < HW_RESYNC_HIST; i++)
+				CHECK(!hist[i], "case %d: reset left %u", k, hist[i]);
+		}
 		ro_free(t);
 	}
 	hw_crypto_no_stitch = 0;
