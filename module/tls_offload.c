@@ -112,6 +112,9 @@ struct innova_tls_port {
 	enum innova_resync_mode	resync_mode;	/* for new flows */
 	struct work_struct	refresh_work;
 	struct innova_port	*port;
+	/* flow commands done and their time, under lock (debugfs tls_cmd_time) */
+	u64			add_ns, del_ns;
+	u64			adds, dels;
 };
 
 static void innova_tls_async_work(struct work_struct *work);
@@ -258,6 +261,7 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	struct hw_flow_params params = {};
 	struct innova_tls_flow *flow;
 	const u8 *key, *salt, *rec_seq;
+	u64 t0 = ktime_get_ns();
 	unsigned int keylen;
 	int err;
 
@@ -321,8 +325,11 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 
 	spin_lock_bh(&tp->lock);
 	err = hw_engine_flow_add(tp->eng, &params, &flow->handle);
-	if (!err)
+	if (!err) {
 		list_add_tail(&flow->node, &tp->flows);
+		tp->adds++;
+		tp->add_ns += ktime_get_ns() - t0;
+	}
 	spin_unlock_bh(&tp->lock);
 	trace_innova_tls_flow_add(port->index, flow->handle, params.start_seq,
 				  params.start_rn, params.start_synced, err);
@@ -368,6 +375,7 @@ static void innova_tls_dev_del(struct net_device *netdev,
 	struct innova_tls_port *tp = port->tls;
 	struct hw_key_reap reap = {};
 	struct innova_tls_flow *flow;
+	u64 t0 = ktime_get_ns();
 
 	if (direction != TLS_OFFLOAD_CTX_DIR_RX || !tp)
 		return;
@@ -395,6 +403,10 @@ static void innova_tls_dev_del(struct net_device *netdev,
 	/* tls_dev_resync() may still hold flow inside an RCU read section */
 	call_rcu(&flow->rcu, innova_tls_flow_free_rcu);
 	innova_tls_stat_inc(port, INNOVA_TLS_DEL);
+	spin_lock_bh(&tp->lock);
+	tp->dels++;
+	tp->del_ns += ktime_get_ns() - t0;
+	spin_unlock_bh(&tp->lock);
 }
 
 /* softirq (strparser) or process context: must not sleep. */
@@ -928,6 +940,28 @@ static const struct file_operations innova_tls_resync_latency_fops = {
 	.release	= single_release,
 };
 
+/*
+ * Flow commands (tls_dev_add with its key setup, tls_dev_del with its key
+ * teardown) completed, and the nanoseconds they took: "add N ns" and
+ * "del N ns". Rates at scale come from deltas of these.
+ */
+static int innova_tls_cmd_time_show(struct seq_file *m, void *v)
+{
+	struct innova_tls_port *tp = m->private;
+	u64 adds, add_ns, dels, del_ns;
+
+	spin_lock_bh(&tp->lock);
+	adds = tp->adds;
+	add_ns = tp->add_ns;
+	dels = tp->dels;
+	del_ns = tp->del_ns;
+	spin_unlock_bh(&tp->lock);
+	seq_printf(m, "add %llu %llu\ndel %llu %llu\n", adds, add_ns, dels,
+		   del_ns);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(innova_tls_cmd_time);
+
 /* rx_tls_device_ns per CPU: "cpuN ns" lines, for CPU accounting by CPU */
 static int innova_tls_device_ns_show(struct seq_file *m, void *v)
 {
@@ -971,6 +1005,8 @@ void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir)
 			    &innova_tls_device_ns_fops);
 	debugfs_create_file("resync_latency", 0600, dir, tp,
 			    &innova_tls_resync_latency_fops);
+	debugfs_create_file("tls_cmd_time", 0400, dir, tp,
+			    &innova_tls_cmd_time_fops);
 }
 
 void innova_tls_engine_stats(struct innova_port *port, struct hw_stats *st)
