@@ -49,8 +49,18 @@ void print_usage(FILE *f)
 "                     default 1M; recv checks the exact total only when given\n"
 "                     (every received byte is verified either way)\n"
 "  --seed S           data pattern seed (default 1); data = f(seed, flow, offset)\n"
-"  --flows N          concurrent connections, each verified (default 1); recv tells\n"
-"                     the flows apart by their first 8 payload bytes\n"
+"  --flows N          concurrent connections, each verified (default 1, at most 1024;\n"
+"                     16384 with --seed-keys); recv tells the flows apart by their\n"
+"                     first 8 payload bytes\n"
+"  --seed-keys SEED   (both ends) no TLS handshake: each connection's TLS 1.2 key,\n"
+"                     salt, IV and rec_seq = HKDF-SHA256(SEED, client TCP port), as\n"
+"                     kernel selftests use fixed keys. aes128gcm/aes256gcm only; rx\n"
+"                     modes manual/sim, tx modes ktls (the default here)/sim. The\n"
+"                     receiver sets TLS_RX, then writes one plaintext ready byte\n"
+"                     ('R'); the sender sends records only after reading it. All\n"
+"                     flows open at once (sender: at most 128 not yet ready), data\n"
+"                     sent round-robin one record per flow, one thread, epoll.\n"
+"                     Reports add \"key_source\":\"seed\",\"connect_seconds\"\n"
 "  --timeout SEC      give up after SEC seconds overall and per blocking call (default 120)\n"
 "  --quiet            no progress/diagnostics on stderr (errors still go in the JSON)\n"
 "\n"
@@ -248,7 +258,7 @@ static int bad_expect_error(const char *s)
 
 enum { OPT_LISTEN = 256, OPT_CONNECT, OPT_CIPHER, OPT_RXMODE, OPT_TXMODE, OPT_RECSIZE, OPT_BYTES,
        OPT_SEED, OPT_FLOWS, OPT_TIMEOUT, OPT_QUIET, OPT_CCS, OPT_CORRUPT, OPT_RXDELAY,
-       OPT_MALFORMED, OPT_EXPECTERR, OPT_SPORT, OPT_READDELAY, OPT_TLS13 };
+       OPT_MALFORMED, OPT_EXPECTERR, OPT_SPORT, OPT_READDELAY, OPT_TLS13, OPT_SEEDKEYS };
 
 int parse_args(int argc, char **argv, struct options *o)
 {
@@ -262,6 +272,7 @@ int parse_args(int argc, char **argv, struct options *o)
 		{ "record-size", required_argument, NULL, OPT_RECSIZE },
 		{ "bytes", required_argument, NULL, OPT_BYTES },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "seed-keys", required_argument, NULL, OPT_SEEDKEYS },
 		{ "flows", required_argument, NULL, OPT_FLOWS },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -276,7 +287,8 @@ int parse_args(int argc, char **argv, struct options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool rx_set = false, tx_set = false, rec_set = false, read_delay_set = false;
-	uint64_t v;
+	const char *flows_arg = NULL;
+	uint64_t v, flows = 1;
 	int c, m;
 
 	memset(o, 0, sizeof(*o));
@@ -351,9 +363,15 @@ int parse_args(int argc, char **argv, struct options *o)
 				return usage_error("bad --seed '%s'", optarg);
 			break;
 		case OPT_FLOWS:
-			if (parse_u64(optarg, &v) || v < 1 || v > MAX_FLOWS)
-				return usage_error("bad --flows '%s' (1..1024)", optarg);
-			o->flows = (unsigned)v;
+			/* The limit depends on --seed-keys, which may come later. */
+			if (parse_u64(optarg, &flows) || flows < 1 || flows > SEED_MAX_FLOWS)
+				return usage_error("bad --flows '%s' (1..1024, 1..16384 with --seed-keys)", optarg);
+			flows_arg = optarg;
+			break;
+		case OPT_SEEDKEYS:
+			if (parse_u64(optarg, &o->seed_keys))
+				return usage_error("bad --seed-keys '%s' (an unsigned 64-bit number)", optarg);
+			o->seed_keys_set = true;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_u64(optarg, &v) || v < 1 || v > 86400)
@@ -414,6 +432,10 @@ int parse_args(int argc, char **argv, struct options *o)
 
 	if (o->role == ROLE_SELFTEST_ERRORS)
 		return 0;
+	if (!o->seed_keys_set && flows > MAX_FLOWS)
+		return usage_error("bad --flows '%s' (1..1024 with a TLS handshake per flow; up to 16384 "
+				   "with --seed-keys)", flows_arg);
+	o->flows = (unsigned)flows;
 	if (!o->addr[0])
 		return usage_error("%s", o->role == ROLE_RECV ? "recv needs --listen ADDR:PORT"
 							       : "send needs --connect ADDR:PORT");
@@ -447,5 +469,23 @@ int parse_args(int argc, char **argv, struct options *o)
 				   "not with --tls13");
 	if (o->sport && o->flows > 1)
 		return usage_error("%s", "--sport needs --flows 1 (one local port is one connection)");
+	if (o->seed_keys_set) {
+		if (o->role == ROLE_SEND && !tx_set)
+			o->tx_mode = TX_KTLS;
+		if (o->tls13)
+			return usage_error("%s", "--seed-keys is TLS 1.2 only: not with --tls13");
+		if (o->cipher->id != CIPHER_AES128GCM && o->cipher->id != CIPHER_AES256GCM)
+			return usage_error("--seed-keys supports --cipher aes128gcm or aes256gcm, not %s",
+					   o->cipher->name);
+		if (o->role == ROLE_RECV && o->rx_mode != RX_MANUAL && o->rx_mode != RX_SIM)
+			return usage_error("--seed-keys needs --rx-mode manual or sim (there is no OpenSSL session "
+					   "for rx-mode %s)", rx_mode_names[o->rx_mode]);
+		if (o->role == ROLE_SEND && o->tx_mode == TX_USER)
+			return usage_error("%s", "--seed-keys needs --tx-mode ktls or sim (there is no OpenSSL "
+					   "session for tx-mode user)");
+		if (o->n_ccs_at || o->malformed || o->sport || o->rx_delay_ms || read_delay_set || o->expect_errno)
+			return usage_error("%s", "--ccs-at/--malformed/--sport/--rx-delay/--read-delay-us/--expect-error "
+					   "are not supported with --seed-keys");
+	}
 	return 0;
 }

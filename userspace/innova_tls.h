@@ -26,6 +26,7 @@
 
 #define MAX_RECORD      16384u
 #define MAX_FLOWS       1024
+#define SEED_MAX_FLOWS  16384   /* --flows limit with --seed-keys */
 #define MAX_CCS_MARKS   64
 #define ERRBUF_LEN      512
 
@@ -113,6 +114,11 @@ size_t sim_seal_record(struct record_keys *k, uint8_t type, const uint8_t *pt, s
  */
 #define SIM_EOF (-2)
 ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *pt, char *err, size_t errlen);
+/* The same in two steps, for records already in memory: the framing checks of tls_rx_msg_size() on
+ * the 5-byte header (body length, or -1 with err/errno), then decrypting hdr + body. */
+ssize_t sim_check_header(const struct record_keys *k, const uint8_t hdr[5], char *err, size_t errlen);
+ssize_t sim_open_body(struct record_keys *k, const uint8_t hdr[5], const uint8_t *body, size_t len,
+		      uint8_t *type, uint8_t *pt, char *err, size_t errlen);
 
 /* ---- data pattern (pattern.c) ---- */
 struct pattern {
@@ -143,6 +149,8 @@ struct options {
 	uint64_t bytes;                /* payload per flow */
 	bool bytes_set;
 	uint64_t seed;
+	bool seed_keys_set;            /* --seed-keys: keys from (seed_keys, client port), no handshake */
+	uint64_t seed_keys;
 	unsigned flows;
 	unsigned timeout_sec;
 	unsigned rx_delay_ms;          /* manual: wait before TLS_RX */
@@ -207,6 +215,8 @@ struct run_result {
 	uint64_t malformed_at;
 	int expect_errno;              /* recv --expect-error, 0 = not used */
 	int error_errno;               /* errno of the failed receive call, 0 = none */
+	const char *key_source;        /* "seed" with --seed-keys, NULL = handshake (key absent) */
+	double connect_seconds;        /* --seed-keys: all connections open, TLS installed */
 	struct tls_stat before, after;
 	const char *error;             /* NULL when ok (unless an expected error happened) */
 };
@@ -222,6 +232,13 @@ const char *errno_name(int e);
 void err_errno(char *err, size_t errlen, const char *what, int e);
 void logf_(const struct options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 double now_sec(void);
+
+/* ---- --seed-keys: no handshake, keys derived from (seed, client port) (seeded.c) ---- */
+/* HKDF-SHA256 derivation of the client-write TLS 1.2 keys; 0 or -1 with err filled. */
+int seed_derive_keys(uint64_t seed, uint16_t client_port, const struct cipher_desc *c,
+		     struct record_keys *out, char *err, size_t errlen);
+int run_recv_seeded(const struct options *o);
+int run_send_seeded(const struct options *o);
 
 /* ---- roles ---- */
 int run_recv(const struct options *o);

@@ -16,9 +16,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	switch (o.role) {
 	case ROLE_RECV:
-		return run_recv(&o);
+		return o.seed_keys_set ? run_recv_seeded(&o) : run_recv(&o);
 	case ROLE_SEND:
-		return run_send(&o);
+		return o.seed_keys_set ? run_send_seeded(&o) : run_send(&o);
 	case ROLE_SELFTEST_ERRORS:
 		return run_selftest_errors();
 	default:

@@ -170,14 +170,14 @@ static ssize_t sim_fail(char *err, size_t errlen, const char *what, int e)
  * TLS 1.3, after the framing checks: decrypt with the header as AAD, then the
  * real type is the last non-zero byte (tls_padding_length(): none is EBADMSG).
  */
-static ssize_t open13(struct record_keys *k, const uint8_t hdr[5], uint8_t *buf, size_t body,
+static ssize_t open13(struct record_keys *k, const uint8_t hdr[5], const uint8_t *buf, size_t body,
 		      uint8_t *type, uint8_t *pt, char *err, size_t errlen)
 {
 	size_t len = body - TAG_LEN;
 	uint8_t nonce[12];
 
 	nonce_for(k, NULL, nonce);
-	if (aead(false, k, nonce, hdr, 5, buf, len, pt, buf + len)) {
+	if (aead(false, k, nonce, hdr, 5, buf, len, pt, (uint8_t *)buf + len)) {
 		char what[96];
 
 		snprintf(what, sizeof(what), "record %llu: authentication failed", (unsigned long long)k->seq);
@@ -192,20 +192,16 @@ static ssize_t open13(struct record_keys *k, const uint8_t hdr[5], uint8_t *buf,
 	return (ssize_t)(len - 1);
 }
 
-ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *pt, char *err, size_t errlen)
+/* TLS 1.3: no explicit nonce, one byte of real content type (tls_sw's tail_size). */
+static size_t explicit_len(const struct record_keys *k)
 {
-	/* TLS 1.3: no explicit nonce, one byte of real content type (tls_sw's tail_size). */
-	size_t en = k->tls13 ? 0 : k->cipher->explicit_nonce_len, tail = k->tls13 ? 1 : 0, body, len;
-	uint8_t hdr[5], buf[MAX_RECORD + 256], nonce[12], aad[13];
-	bool eof;
-	int rc;
+	return k->tls13 ? 0 : k->cipher->explicit_nonce_len;
+}
 
-	rc = read_full(fd, hdr, 5, &eof);
-	if (!rc && eof)
-		return SIM_EOF;
-	if (rc)
-		return sim_fail(err, errlen, "read record header", -rc);
-	body = (size_t)hdr[3] << 8 | hdr[4];
+ssize_t sim_check_header(const struct record_keys *k, const uint8_t hdr[5], char *err, size_t errlen)
+{
+	size_t en = explicit_len(k), tail = k->tls13 ? 1 : 0, body = (size_t)hdr[3] << 8 | hdr[4];
+
 	/* Same framing checks, in the same order, as tls_rx_msg_size(). */
 	if (body > MAX_RECORD + en + TAG_LEN + tail)
 		return sim_fail(err, errlen, "record too long", EMSGSIZE);
@@ -213,15 +209,21 @@ ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *p
 		return sim_fail(err, errlen, "record too short", EBADMSG);
 	if (hdr[1] != 3 || hdr[2] != 3)
 		return sim_fail(err, errlen, "record version is not 03 03", EINVAL);
-	rc = read_full(fd, buf, body, &eof);
-	if (rc || eof)
-		return sim_fail(err, errlen, "read record body", rc ? -rc : EPIPE);
+	return (ssize_t)body;
+}
+
+ssize_t sim_open_body(struct record_keys *k, const uint8_t hdr[5], const uint8_t *buf, size_t body,
+		      uint8_t *type, uint8_t *pt, char *err, size_t errlen)
+{
+	size_t en = explicit_len(k), len;
+	uint8_t nonce[12], aad[13];
+
 	if (k->tls13)
 		return open13(k, hdr, buf, body, type, pt, err, errlen);
 	len = body - en - TAG_LEN;
 	nonce_for(k, buf, nonce);
 	make_aad(k->seq, hdr[0], len, aad);
-	if (aead(false, k, nonce, aad, sizeof(aad), buf + en, len, pt, buf + en + len)) {
+	if (aead(false, k, nonce, aad, sizeof(aad), buf + en, len, pt, (uint8_t *)buf + en + len)) {
 		char what[96];
 
 		snprintf(what, sizeof(what), "record %llu: authentication failed", (unsigned long long)k->seq);
@@ -233,4 +235,25 @@ ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *p
 		return sim_fail(err, errlen, "record of content type 0", EBADMSG);
 	*type = hdr[0];
 	return (ssize_t)len;
+}
+
+ssize_t sim_open_record(int fd, struct record_keys *k, uint8_t *type, uint8_t *pt, char *err, size_t errlen)
+{
+	uint8_t hdr[5], buf[MAX_RECORD + 256];
+	ssize_t body;
+	bool eof;
+	int rc;
+
+	rc = read_full(fd, hdr, 5, &eof);
+	if (!rc && eof)
+		return SIM_EOF;
+	if (rc)
+		return sim_fail(err, errlen, "read record header", -rc);
+	body = sim_check_header(k, hdr, err, errlen);
+	if (body < 0)
+		return -1;
+	rc = read_full(fd, buf, (size_t)body, &eof);
+	if (rc || eof)
+		return sim_fail(err, errlen, "read record body", rc ? -rc : EPIPE);
+	return sim_open_body(k, hdr, buf, (size_t)body, type, pt, err, errlen);
 }

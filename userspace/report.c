@@ -126,6 +126,9 @@ void report_json(FILE *f, const struct run_result *r)
 		fprintf(f, ",\"error_errno\":\"%s\"", errno_name(r->error_errno));
 	else if (r->expect_errno)
 		fputs(",\"error_errno\":null", f);
+	if (r->key_source)
+		fprintf(f, ",\"key_source\":\"%s\",\"connect_seconds\":%.6f", r->key_source,
+			r->connect_seconds);
 	fputs(",\"tls_stat\":", f);
 	json_tls_stat(f, &r->before, &r->after);
 	fputs(",\"error\":", f);

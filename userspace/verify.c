@@ -5,9 +5,17 @@
 #include <string.h>
 #include "verify.h"
 
+/* First 8 payload bytes of a flow (little-endian word), sorted: exact heads by binary search. */
+struct head_index {
+	uint64_t word;
+	unsigned flow;
+};
+
 struct flow_claims {
 	pthread_mutex_t lock;
 	unsigned flows;
+	uint64_t seed;
+	struct head_index *index;   /* NULL until the first claim (the seed is the verifier's) */
 	bool claimed[];
 };
 
@@ -24,9 +32,68 @@ struct flow_claims *flow_claims_new(unsigned flows)
 
 void flow_claims_free(struct flow_claims *c)
 {
-	if (c)
+	if (c) {
 		pthread_mutex_destroy(&c->lock);
+		free(c->index);
+	}
 	free(c);
+}
+
+static int head_cmp(const void *a, const void *b)
+{
+	const struct head_index *x = a, *y = b;
+
+	return x->word < y->word ? -1 : x->word > y->word ? 1 : (x->flow > y->flow) - (x->flow < y->flow);
+}
+
+static uint64_t head_word(const uint8_t head[8])
+{
+	uint64_t w = 0;
+
+	for (int i = 7; i >= 0; i--)
+		w = w << 8 | head[i];
+	return w;
+}
+
+/*
+ * An exact 8-byte head: the lowest unclaimed flow starting with it, found in
+ * O(log flows) (thousands of flows would make the linear scan quadratic).
+ * Called with the lock held; -1 if none (or no index: out of memory).
+ */
+static int claim_by_index(struct flow_claims *c, uint64_t seed, const uint8_t head[8])
+{
+	struct head_index key = { .word = head_word(head) };
+	size_t lo = 0, hi = c->flows;
+
+	if (!c->index || c->seed != seed) {
+		struct head_index *ix = realloc(c->index, c->flows * sizeof(*ix));
+		struct pattern p;
+		uint8_t b[8];
+
+		if (!ix)
+			return -1;
+		for (unsigned f = 0; f < c->flows; f++) {
+			pattern_init(&p, seed, f);
+			pattern_fill(&p, 0, b, 8);
+			ix[f].word = head_word(b);
+			ix[f].flow = f;
+		}
+		qsort(ix, c->flows, sizeof(*ix), head_cmp);
+		c->index = ix;
+		c->seed = seed;
+	}
+	while (lo < hi) {       /* first entry with word >= key.word */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->index[mid].word < key.word)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->flows && c->index[lo].word == key.word; lo++)
+		if (!c->claimed[c->index[lo].flow])
+			return (int)c->index[lo].flow;
+	return -1;
 }
 
 void verifier_init(struct verifier *v, const struct options *o, struct flow_claims *claims)
@@ -53,6 +120,13 @@ static int claim_flow(struct verifier *v, char *err, size_t errlen)
 	unsigned unclaimed = 0;
 
 	pthread_mutex_lock(&c->lock);
+	if (v->head_len == sizeof(v->head)) {
+		best = claim_by_index(c, v->o->seed, v->head);
+		if (best >= 0) {
+			best_len = v->head_len;
+			goto found;
+		}
+	}
 	for (unsigned f = 0; f < c->flows; f++) {
 		ssize_t bad;
 		size_t match;
@@ -70,6 +144,7 @@ static int claim_flow(struct verifier *v, char *err, size_t errlen)
 		if (bad < 0)
 			break;
 	}
+found:
 	if (best >= 0 && (best_len == v->head_len || unclaimed == 1 || best_len >= 4)) {
 		c->claimed[best] = true;
 		v->flow = best;
