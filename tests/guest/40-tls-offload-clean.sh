@@ -27,7 +27,7 @@ for addr in $IP4_B $IP6_B; do
 		expect_delta clean rx_tls_device_ns -gt 0 "no device time accounted"
 		# (read between two ethtool reads: a late ACK may add to both)
 		e1=$(ethtool_stat B innova1 rx_tls_device_ns)
-		pcpu=$(awk '{ s += $2 } END { print s + 0 }' "$PORT_B/tls_device_ns")
+		pcpu=$(awk '{ s += $2 } END { printf "%.0f\n", s }' "$PORT_B/tls_device_ns")
 		e2=$(ethtool_stat B innova1 rx_tls_device_ns)
 		[ "$pcpu" -ge "$e1" ] && [ "$pcpu" -le "$e2" ] ||
 			die "tls_device_ns per CPU sums to $pcpu, ethtool says $e1 then $e2"
