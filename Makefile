@@ -31,7 +31,7 @@ GUEST_TIMEOUT ?= 1500
 export KVER
 
 .PHONY: all deps module userspace image stage guest shell test demo check \
-	fuzz bench bench-guest soak coverage host-test test-debug clean install modules_install load insmod
+	fuzz bench bench-guest soak coverage report host-test test-debug clean install modules_install load insmod
 
 all: module userspace
 
@@ -65,6 +65,7 @@ stage: all
 	@cp $(KMOD)/innova.ko $(STAGE)/
 	@cp $(BUILD)/userspace/innova-tls $(STAGE)/bin/
 	@cp -a tests/guest tests/faults $(STAGE)/tests/
+	@cp -a tests/report $(STAGE)/tests/
 	@cp -a userspace/*.sh $(STAGE)/bin/ 2>/dev/null || true
 
 # $(call run-guest,OPTIONS): boot the guest under QEMU with $(STAGE) as
@@ -114,6 +115,15 @@ soak: deps image stage
 coverage: export INNOVA_GUEST_CMD = sh /innova/tests/guest/coverage.sh
 coverage: deps image stage
 	@$(call run-guest,--timeout 3600)
+
+# make report: one guest run (tests/report/guest.sh and its sections), then
+# on the host the data, gnuplot PNGs and index.md under $(BUILD)/report.
+# REPORT_SECTIONS='10-* 20-*' runs some sections only; REPORT_* variables
+# reach the guest. Not part of make test.
+REPORT_TIMEOUT ?= 3600
+report: deps image stage
+	@BUILD=$(BUILD) REPORT_TIMEOUT=$(REPORT_TIMEOUT) $(ROOT)/tests/report/run.sh \
+		$(VMLINUZ) $(BASE_CPIO) $(STAGE)
 
 # The kernel's own TLS selftests (tools/testing/selftests/net/tls.c from
 # linux-source) across the NIC: veth baseline vs Innova, clean and with

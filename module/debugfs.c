@@ -33,9 +33,22 @@ struct innova_object_counts innova_objects;
 
 static int innova_dbg_objects_show(struct seq_file *m, void *v)
 {
+	struct innova_tls_mem dm;
+
+	innova_tls_mem(&dm);
 	seq_printf(m, "ports %d\n", atomic_read(&innova_objects.ports));
 	seq_printf(m, "flows %d\n", atomic_read(&innova_objects.flows));
 	seq_printf(m, "keys %u\n", hw_crypto_key_count());
+	/*
+	 * What keys and driver flows hold, in kmalloc buckets, and the
+	 * engines' flow tables, preallocated per port for max_flows slots
+	 * (all 0 when nothing is alive, like the counts).
+	 */
+	seq_printf(m, "key_bytes %lu\n", hw_crypto_key_bytes());
+	seq_printf(m, "flow_bytes %zu\n",
+		   (size_t)atomic_read(&innova_objects.flows) * dm.flow_slab);
+	seq_printf(m, "engine_bytes %zu\n",
+		   (size_t)atomic_read(&innova_objects.ports) * dm.engine);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(innova_dbg_objects);

@@ -96,6 +96,9 @@ struct hw_crypto_key_mem {
 };
 
 void hw_crypto_key_mem(struct hw_crypto_key *k, struct hw_crypto_key_mem *m);
+
+/* Bytes in kmalloc buckets held by all keys alive (module accounting). */
+unsigned long hw_crypto_key_bytes(void);
 #endif
 
 #endif /* INNOVA_HW_CRYPTO_H */

@@ -56,6 +56,7 @@ struct hw_crypto_key {
 	struct crypto_sync_skcipher *ctr;	/* bulk CTR, or NULL */
 	struct crypto_shash *ghash;
 	bool ghash_simd;	/* ghash needs crypto_simd_usable() */
+	unsigned long mem;	/* counted in hw_crypto_key_bytes() */
 	be128 h;		/* GHASH key, for the no-SIMD path */
 };
 
@@ -94,6 +95,22 @@ static struct crypto_shash *hw_ghash_alloc(bool *simd)
 }
 
 static atomic_t hw_crypto_nkeys = ATOMIC_INIT(0);
+static atomic_long_t hw_crypto_nbytes = ATOMIC_LONG_INIT(0);
+
+/* Counts what a finished key holds; hw_crypto_key_free() takes it back. */
+static void hw_crypto_key_account(struct hw_crypto_key *k)
+{
+	struct hw_crypto_key_mem m;
+
+	hw_crypto_key_mem(k, &m);
+	k->mem = m.key_slab + m.ghash_slab + m.cipher_slab + m.ctr_slab;
+	atomic_long_add(k->mem, &hw_crypto_nbytes);
+}
+
+unsigned long hw_crypto_key_bytes(void)
+{
+	return atomic_long_read(&hw_crypto_nbytes);
+}
 
 unsigned int hw_crypto_key_count(void)
 {
@@ -341,6 +358,7 @@ int hw_crypto_key_new(const u8 *key, unsigned int keylen,
 	err = hw_ghash_selftest(k);
 	if (err)
 		goto fail;
+	hw_crypto_key_account(k);
 	*out = k;
 	return 0;
 fail:
@@ -353,6 +371,7 @@ void hw_crypto_key_free(struct hw_crypto_key *k)
 	if (!k)
 		return;
 	atomic_dec(&hw_crypto_nkeys);
+	atomic_long_sub(k->mem, &hw_crypto_nbytes);
 	crypto_free_cipher(k->aes);		/* zeroizes its key schedule */
 	crypto_free_sync_skcipher(k->ctr);	/* NULL-safe, the same */
 	crypto_free_shash(k->ghash);	/* NULL-safe; zeroizes its key */
