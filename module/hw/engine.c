@@ -946,7 +946,7 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 	if (!csum_ok) {
 		eng->st.bad_csum++;
 		if (f)
-			f->st.bad_csum++;
+			f->st[HW_STAT_IDX(bad_csum)]++;
 		return 0;
 	}
 	if (!f)
@@ -1085,7 +1085,7 @@ int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
 	eng->buckets[b] = i + 1;
 	eng->nflows++;
 	eng->st.flows_added++;
-	f->st.flows_added = 1;
+	f->st[HW_STAT_IDX(flows_added)] = 1;
 	*handle = flow_handle(eng, f);
 	return 0;
 }
@@ -1210,6 +1210,7 @@ int hw_engine_flow_info(const struct hw_engine *eng, u32 handle,
 			struct hw_flow_info *info)
 {
 	const struct hw_flow *f = flow_by_handle(eng, handle);
+	size_t i;
 
 	if (!f)
 		return -ENOENT;
@@ -1224,7 +1225,8 @@ int hw_engine_flow_info(const struct hw_engine *eng, u32 handle,
 	info->record_len = f->rec.len;
 	info->key_pending = !!f->keys.nxt.k;
 	info->key_switch_rn = f->keys.nxt.k ? f->keys.nxt.from_rn : 0;
-	info->stats = f->st;
+	for (i = 0; i < HW_STATS_N; i++)
+		((u64 *)&info->stats)[i] = f->st[i];
 	info->reorder_pending = f->ro.valid;
 	return 0;
 }

@@ -150,6 +150,9 @@ struct hw_flow_keys {
 	u64 end_idx;		/* cur unusable from this chain index */
 };
 
+/* struct hw_stats is all u64 counters */
+#define HW_STATS_N	(sizeof(struct hw_stats) / sizeof(u64))
+
 struct hw_flow {
 	u16 gen;
 	bool used;
@@ -179,7 +182,13 @@ struct hw_flow {
 	u8 lat_phase;		/* enum hw_lat_phase */
 	u16 lat_recs;
 
-	struct hw_stats st;
+	/*
+	 * The flow's own counters, 32-bit (they wrap, like a NIC's per-context
+	 * counters; the port's totals in struct hw_engine are 64-bit): indexed
+	 * as the u64 fields of struct hw_stats, widened by hw_engine_flow_info.
+	 * Half the size keeps the flow slot under 1 KiB with its key objects.
+	 */
+	u32 st[HW_STATS_N];
 };
 
 struct hw_engine {
@@ -214,15 +223,16 @@ struct hw_rx_ctx {
 };
 
 /* Count in the flow and engine-wide at once (fld: a struct hw_stats field). */
-static inline void hw_stat_add(struct hw_stats *eng_st, struct hw_stats *flow_st,
+static inline void hw_stat_add(struct hw_stats *eng_st, u32 *flow_st,
 			       size_t off, u64 v)
 {
 	*(u64 *)((u8 *)eng_st + off) += v;
-	*(u64 *)((u8 *)flow_st + off) += v;
+	flow_st[off / sizeof(u64)] += (u32)v;
 }
 
+#define HW_STAT_IDX(fld)	(offsetof(struct hw_stats, fld) / sizeof(u64))
 #define HW_STAT_ADD(e, f, fld, v) \
-	hw_stat_add(&(e)->st, &(f)->st, offsetof(struct hw_stats, fld), v)
+	hw_stat_add(&(e)->st, (f)->st, offsetof(struct hw_stats, fld), v)
 #define HW_STAT_INC(e, f, fld)	HW_STAT_ADD(e, f, fld, 1)
 
 /*
