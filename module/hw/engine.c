@@ -141,36 +141,31 @@ struct hw_engine *hw_engine_init(void *mem, size_t size, u32 capacity)
 	return eng;
 }
 
-static inline u32 fnv_bytes(u32 h, const u8 *p, unsigned int n)
+/* one 32-bit word into the hash: multiply, then fold the high bits down */
+static inline u32 hash_word(u32 h, u32 w)
 {
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
+	h = (h ^ w) * 0x9e3779b1u;
+	return h ^ (h >> 15);
 }
 
+/*
+ * Word at a time (a per-byte hash cost ~90 instructions per IPv4 frame),
+ * with a final avalanche because the table index is the low bits and
+ * flows often differ only in a port.
+ */
 static u32 tuple_hash(const struct hw_flow_tuple *t)
 {
-	/* FNV-1a over the fields that matter */
-	u32 h = 2166136261u;
+	u32 h = 0x811c9dc5u, i, nw = t->family == 6 ? 4 : 1;
 
-	if (t->family == 6) {
-		h = fnv_bytes(h, t->saddr, 16);
-		h = fnv_bytes(h, t->daddr, 16);
-	} else {
-		/* constant length: unrolled */
-		h = fnv_bytes(h, t->saddr, 4);
-		h = fnv_bytes(h, t->daddr, 4);
+	for (i = 0; i < nw; i++) {
+		h = hash_word(h, hw_get_be32(t->saddr + 4 * i));
+		h = hash_word(h, hw_get_be32(t->daddr + 4 * i));
 	}
-	h = (h ^ (t->sport >> 8)) * 16777619u;
-	h = (h ^ (t->sport & 0xff)) * 16777619u;
-	h = (h ^ (t->dport >> 8)) * 16777619u;
-	h = (h ^ (t->dport & 0xff)) * 16777619u;
-	h = (h ^ t->family) * 16777619u;
-	h = (h ^ (t->vlan >> 8)) * 16777619u;
-	h = (h ^ (t->vlan & 0xff)) * 16777619u;
-	return h ^ (h >> 16);
+	h = hash_word(h, (u32)t->sport << 16 | t->dport);
+	h = hash_word(h, (u32)t->family << 16 | t->vlan);
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	return h ^ (h >> 13);
 }
 
 static bool tuple_eq(const struct hw_flow_tuple *a,

@@ -67,29 +67,31 @@ static u64 csum_scalar(u64 sum, const u8 *p, u32 len)
 	return sum;
 }
 
-/* 32 bytes per step; lanes take 2 * 0xffff per step, flushed long before
- * they could overflow */
+/*
+ * 64 bytes per step: words zero-extended into 32-bit lanes straight from
+ * memory (vpmovzxwd), two accumulators; a lane takes at most 2 * 0xffff
+ * per step, so 4096 steps (256 KiB) cannot overflow it before the flush.
+ */
 __attribute__((target("avx2")))
 static u64 csum_avx2(const u8 *p, u32 len)
 {
-	const __m256i zero = _mm256_setzero_si256();
 	u64 sum = 0;
 
-	while (len >= 32) {
-		__m256i acc = zero;
-		u32 n = len / 32 > 4096 ? 4096 : len / 32;
+	while (len >= 64) {
+		__m256i a = _mm256_setzero_si256(), b = a;
+		u32 n = len / 64 > 4096 ? 4096 : len / 64;
 		u32 lane[8];
 		int i;
 
-		len -= n * 32;
+		len -= n * 64;
 		while (n--) {
-			__m256i v = _mm256_loadu_si256((const __m256i *)p);
-
-			acc = _mm256_add_epi32(acc, _mm256_unpacklo_epi16(v, zero));
-			acc = _mm256_add_epi32(acc, _mm256_unpackhi_epi16(v, zero));
-			p += 32;
+			a = _mm256_add_epi32(a, _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)));
+			b = _mm256_add_epi32(b, _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + 16))));
+			a = _mm256_add_epi32(a, _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + 32))));
+			b = _mm256_add_epi32(b, _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p + 48))));
+			p += 64;
 		}
-		_mm256_storeu_si256((__m256i *)lane, acc);
+		_mm256_storeu_si256((__m256i *)lane, _mm256_add_epi32(a, b));
 		for (i = 0; i < 8; i++)
 			sum += lane[i];
 	}

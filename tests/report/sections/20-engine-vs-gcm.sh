@@ -5,6 +5,7 @@
 # the NIC's memory per flow that bench prints.
 # Writes engine.csv: record_bytes,engine_ns_per_byte,gcm_ns_per_byte,ratio
 B=/sys/kernel/debug/innova/bench
+ratios=
 [ -e $B ] || die "module has no debugfs bench"
 csv engine.csv record_bytes engine_ns_per_byte gcm_ns_per_byte ratio
 for c in "64 16384" "256 1024"; do
@@ -17,8 +18,10 @@ for c in "64 16384" "256 1024"; do
 	r=$(awk '/^ratio engine\/gcm\(aes\):/ { print $3 }' /tmp/bench.out)
 	[ -n "$e" ] && [ -n "$g" ] && [ -n "$r" ] || die "bench printed no engine/gcm(aes)/ratio line"
 	csv engine.csv $2 $e $g $r
+	ratios="${ratios:+$ratios, }$r at $2-byte records"
 	[ $2 = 16384 ] && sum gcm_aes_driver "$(sed -n 's/^gcm(aes) driver: \([^;]*\);.*/\1/p' /tmp/bench.out)"
 done
+sum engine_gcm_ratio "$ratios (engine / gcm(aes) per byte, 1448-byte frames; goal <= 1.2)"
 # "mem per installed flow (...): A B asked, K B in kmalloc buckets, + the engine slot S B preallocated"
 set -- $(sed -n 's/^mem per installed flow[^:]*: \([0-9]*\) B asked, \([0-9]*\) B in kmalloc buckets, + the engine slot \([0-9]*\) B.*/\1 \2 \3/p' /tmp/bench.out)
 [ $# = 3 ] || die "bench printed no per-flow memory line"

@@ -19,9 +19,19 @@ flows_reload() {
 	modprobe innova "$@"
 }
 
-echo "@@csv flows.csv flows,bytes,records,nic_decrypted_records,share,seconds,connect_seconds,device_ns_per_byte,nic_bytes_per_flow,key_bytes_per_flow,ok"
+# rates="add N PER_S del N PER_S" since cmd0; true once N adds and deletes
+flows_cmds_done() {
+	_fc_n=$1
+	rates=$(printf '%s\n%s\n' "$cmd0" "$(cat "$PORT_B/tls_cmd_time")" | awk '
+		NR <= 2 { n0[$1] = $2; t0[$1] = $3; next }
+		{ n = $2 - n0[$1]; t = $3 - t0[$1]
+		  printf "%s %d %.0f ", $1, n, (t > 0 ? n * 1e9 / t : 0) }')
+	set -- $rates
+	[ "${2:-}" = "$_fc_n" ] && [ "${5:-}" = "$_fc_n" ]
+}
+echo "@@csv flows.csv flows,bytes,records,nic_decrypted_records,share,seconds,connect_seconds,device_ns_per_byte,nic_bytes_per_flow,key_bytes_per_flow,adds_per_s,dels_per_s,ok"
 flows_reload max_flows=$FLOW_MAXF || echo "# modprobe innova max_flows=$FLOW_MAXF failed"
-flows_max_ok=0 flows_10000_share= flows_mem=
+flows_max_ok=0 flows_10000_share= flows_mem= flows_rates=
 # Warm-up, not reported: the first TLS_RX after boot instantiates the kernel's
 # gcm(aes) (with its self-tests), about 5 s under TCG, which would
 # otherwise land in the first point's connect time.
@@ -33,17 +43,21 @@ for n in $FLOW_POINTS; do
 	teardown_pair
 	setup_pair
 	snap flows
+	cmd0=$(cat "$PORT_B/tls_cmd_time")
 	tls_start $IP4_B "--seed-keys 30 --rx-mode manual --flows $n --bytes $FLOW_BYTES --timeout 900" \
 		"--seed-keys 30 --tx-mode ktls --flows $n --bytes $FLOW_BYTES --record-size $FLOW_REC --timeout 900"
 	# NIC memory while the flows are installed: the module's own
 	# accounting (debugfs innova/objects), sampled until the receiver
 	# ends; the sample with the most keys is kept
-	peak="0 0 0 0 0"
+	peak="0 0 0 0 0" polls=0
 	while kill -0 "$TLS_RPID" 2>/dev/null; do
 		cur=$(awk '{ v[$1] = $2 } END { printf "%d %d %d %d %d\n", v["keys"], v["key_bytes"], v["flows"], v["flow_bytes"], v["engine_bytes"] / (v["ports"] > 0 ? v["ports"] : 1) }' \
 			/sys/kernel/debug/innova/objects)
 		[ "${cur%% *}" -gt "${peak%% *}" ] && peak=$cur
-		sleep 0.2
+		# often at first (a few flows are gone within a second), then
+		# rarely (the sampler's own CPU would slow the transfer)
+		polls=$((polls + 1))
+		if [ $polls -lt 40 ]; then sleep 0.02; else sleep 0.5; fi
 	done
 	tls_wait
 	recs=$(jr '.records // 0') dec=$(delta flows rx_tls_records_decrypted)
@@ -65,14 +79,23 @@ for n in $FLOW_POINTS; do
 	share=$(awk -v d="$dec" -v r="$recs" 'BEGIN { printf "%.4f", (r > 0 ? d / r : 0) }')
 	echo "# flows: $n: ok=$ok, NIC decrypted $dec of $recs records, TlsRxDevice +$dev, $(jr .seconds) s (connect $(jr .connect_seconds) s)"
 	[ "$ok" = 1 ] || echo "# flows: $n failed: recv rc=$RRC send rc=$SRC: $(jr .error) / $(js .error 2>/dev/null)"
-	echo "@@csv flows.csv $n,$((n * FLOW_BYTES)),$recs,$dec,$share,$(jr '.seconds // 0'),$(jr '.connect_seconds // 0'),$devpb,$nicpf,$keypf,$ok"
+	wait_until 120 no_flows_b || echo "# flows: $n: flows still installed 120 s after the run: $(flows_b | wc -l)"
+	# flow command rates (debugfs tls_cmd_time: tls_dev_add with its key
+	# setup, tls_dev_del with its teardown, per second of command time); a
+	# delete is counted just after the engine lets go of the flow
+	wait_until 10 flows_cmds_done "$n" || echo "# flows: $n: tls_cmd_time counted $rates"
+	set -- $rates
+	addps=${3:-NA} delps=${6:-NA}
+	echo "# flows: $n: $2 adds at $addps/s, $5 deletes at $delps/s of command time"
+	echo "@@csv flows.csv $n,$((n * FLOW_BYTES)),$recs,$dec,$share,$(jr '.seconds // 0'),$(jr '.connect_seconds // 0'),$devpb,$nicpf,$keypf,$addps,$delps,$ok"
 	[ "$ok" = 1 ] && [ "$n" -gt "$flows_max_ok" ] && flows_max_ok=$n
 	[ "$n" = 10000 ] && flows_10000_share=$share
 	[ "$n" = "$flows_max_ok" ] && [ "$nicpf" != NA ] && flows_mem="$nicpf B at $n flows (key $keypf B; driver flow and engine slot the rest)"
-	wait_until 120 no_flows_b || echo "# flows: $n: flows still installed 120 s after the run: $(flows_b | wc -l)"
+	[ "$n" = "$flows_max_ok" ] && flows_rates="$addps adds/s, $delps deletes/s at $n flows (of command time)"
 done
 teardown_pair
 flows_reload || echo "# modprobe innova (default max_flows) failed"
 echo "@@sum flows_max_ok $flows_max_ok"
 echo "@@sum flows_10000_share ${flows_10000_share:-NA}"
 echo "@@sum nic_bytes_per_flow_measured ${flows_mem:-NA}"
+echo "@@sum flow_command_rates ${flows_rates:-NA}"
