@@ -868,7 +868,14 @@ static int parse_frame(const u8 *fr, u32 len, struct hw_parsed_frame *p,
 			return 0;
 		if ((hw_get_be16(ip + 6) & 0x3fff) || ip[9] != 6)
 			return 0;
-		if (sum16_fold(sum16_add(0, ip, ihl)) != 0xffff)
+		/* the usual 20-byte header: five words, no call */
+		if (ihl == 20)
+			sum = (u64)load32_ne(ip) + load32_ne(ip + 4) +
+			      load32_ne(ip + 8) + load32_ne(ip + 12) +
+			      load32_ne(ip + 16);
+		else
+			sum = sum16_add(0, ip, ihl);
+		if (sum16_fold(sum) != 0xffff)
 			return 0;
 		p->t.family = 4;
 		memcpy(p->t.saddr, ip + 12, 4);
