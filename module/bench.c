@@ -633,11 +633,11 @@ static void bench_show_mem(struct seq_file *m)
 		   sizeof(struct hw_flow), sizeof(struct hw_record),
 		   sizeof(struct hw_gcm_stream), sizeof(struct hw_chain),
 		   sizeof(struct hw_reorder), sizeof(struct hw_flow_keys),
-		   sizeof(struct hw_stats),
+		   sizeof_field(struct hw_flow, st),
 		   sizeof(struct hw_flow) - sizeof(struct hw_record) -
 		   sizeof(struct hw_gcm_stream) - sizeof(struct hw_chain) -
 		   sizeof(struct hw_reorder) - sizeof(struct hw_flow_keys) -
-		   sizeof(struct hw_stats));
+		   sizeof_field(struct hw_flow, st));
 	seq_printf(m, "mem engine: %zu B per flow slot with its hash buckets (hw_engine_mem_size(%u) = %zu B per port, preallocated, max_flows=%u)\n",
 		   slot, dm.max_flows, dm.engine, dm.max_flows);
 	seq_printf(m, "mem driver: struct innova_tls_flow %zu B (kmalloc %zu); per port: struct innova_tls_port %zu B, scratch %zu B\n",

@@ -66,7 +66,10 @@ struct hw_key_reap {
 	unsigned int n;
 };
 
-/* Counters; the same layout per flow and engine-wide (sum over flows). */
+/*
+ * Counters, engine-wide; a flow keeps the same ones 32-bit (struct hw_flow)
+ * and hw_engine_flow_info() hands them out in this layout.
+ */
 struct hw_stats {
 	u64 rx_frames;		/* frames offered to the engine (engine-wide) */
 	u64 tls_frames;		/* frames of an installed flow, csum ok */
