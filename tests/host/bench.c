@@ -7,6 +7,7 @@
  *   bench wall             wall-time ratio over repeated passes
  *   bench flows            per-byte cost with 1, 100, 1000, 10000 flows
  *                          installed and receiving at once
+ *   bench flows N          one pass of N flows (callgrind: flows_rx)
  */
 #include <math.h>
 #include <stdio.h>
@@ -130,7 +131,30 @@ static void frame_set_sport(u8 *f, u32 l4, u16 sport)
 	hw_put_be16(f + l4 + 16, (u16)~sum);
 }
 
-static int bench_flows(void)
+/* frame k of each of the n flows, then frame k + 1: frames marked */
+__attribute__((noinline)) u64 flows_rx(struct hw_engine *e, u32 n, u8 **ff,
+				       const u32 *fl, u32 nf, u32 l4)
+{
+	u64 marked = 0;
+	u32 k, i;
+
+	for (k = 0; k < nf; k++) {
+		for (i = 0; i < n; i++) {
+			struct hw_rx_completion c;
+
+			frame_set_sport(ff[k], l4, (u16)(1024 + i));
+			hw_engine_rx(e, ff[k], fl[k], outbuf, &c);
+			marked += hw_rx_decrypted(&c);
+		}
+	}
+	return marked;
+}
+
+/*
+ * only == 0: every flow count, timed; only == N: one pass of N flows (for
+ * callgrind --toggle-collect=flows_rx), printing the bytes it decrypts.
+ */
+static int bench_flows(u32 only)
 {
 	static const u32 counts[] = { 1, 100, 1000, 10000 };
 	struct rng r = { 7 };
@@ -152,16 +176,17 @@ static int bench_flows(void)
 		ff[k] = malloc(MSS + 128);
 		fl[k] = frame_build(ff[k], &FC, fs.isn + off, 0x18, fs.wire + off, l);
 	}
-	printf("flows: %u records of 16 KiB per flow (%u B, %u frames), round-robin over the flows, engine sized to the flow count\n",
-	       FLOW_REC, fs.n, nf);
+	if (!only)
+		printf("flows: %u records of 16 KiB per flow (%u B, %u frames), round-robin over the flows, engine sized to the flow count\n",
+		       FLOW_REC, fs.n, nf);
 	for (ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
-		u32 n = counts[ci], i;
+		u32 n = only ?: counts[ci], i;
 		size_t sz = hw_engine_mem_size(n);
 		void *mem = malloc(sz);
 		u64 bytes = 0, frames = 0, marked = 0, passes = 0;
 		double t = 0, ns;
 
-		while (bytes < FLOW_MIN_BYTES) {
+		while (bytes < (only ? 1 : FLOW_MIN_BYTES)) {
 			struct hw_engine *e = hw_engine_init(mem, sz, n);
 			double t0;
 
@@ -181,21 +206,14 @@ static int bench_flows(void)
 					return 1;
 			}
 			t0 = now();
-			for (k = 0; k < nf; k++) {
-				for (i = 0; i < n; i++) {
-					struct hw_rx_completion c;
-
-					frame_set_sport(ff[k], l4, (u16)(1024 + i));
-					hw_engine_rx(e, ff[k], fl[k], outbuf, &c);
-					marked += hw_rx_decrypted(&c);
-				}
-			}
+			marked += flows_rx(e, n, ff, fl, nf, l4);
 			t += now() - t0;
 			hw_engine_fini(e);
 			bytes += (u64)n * fs.n;
 			frames += (u64)n * nf;
-			if (!per_flow)		/* the 1-flow pass is the reference */
-				per_flow = marked;
+			/* the first pass (1 flow, or N alone) is the reference */
+			if (!per_flow)
+				per_flow = marked / n;
 			passes++;
 		}
 		free(mem);
@@ -205,6 +223,10 @@ static int bench_flows(void)
 			       (unsigned long long)marked,
 			       (unsigned long long)(per_flow * n * passes));
 			return 1;
+		}
+		if (only) {
+			printf("%llu\n", (unsigned long long)bytes);
+			return 0;
 		}
 		ns = t * 1e9 / (double)bytes;
 		sink += marked;
@@ -244,7 +266,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "openssl")) {
 		bench_openssl();
 	} else if (!strcmp(mode, "flows")) {
-		return bench_flows();
+		return bench_flows(argc > 2 ? (u32)atoi(argv[2]) : 0);
 	} else {
 		double te, tu, to;
 
