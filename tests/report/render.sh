@@ -131,10 +131,13 @@ if [ -s "$F" ] && [ "$(wc -l < "$F")" -gt 1 ] && [ -n "$(col "$F" flows)" ]; the
 	fi
 	if [ -n "$mc" ]; then
 		mname=$(head -1 "$F" | cut -d, -f"$mc")
-		awk -F, -v f=$fc -v m=$mc 'NR > 1 && $m ~ /^[0-9.]+$/ { print $f, $m }' "$F" | sort -g > "$WORK/flows-mem.dat"
+		kc=$(col "$F" key_bytes_per_flow)
+		# second line: the key objects' share, when the CSV has it
+		awk -F, -v f=$fc -v m=$mc -v k=${kc:-0} 'NR > 1 && $m ~ /^[0-9.]+$/ { print $f, $m, (k ? $k : "NaN") }' "$F" |
+			sort -g > "$WORK/flows-mem.dat"
 		plot flows-mem.png "NIC memory per flow vs number of flows" \
 "Column $mname of flows.csv against the number of flows (log scale): the module's own accounting (debugfs innova/objects) sampled while the flows were installed, the sample with the most keys: key objects (AES cipher and CTR transforms, GHASH transform, the key struct) and the driver's flow object in kmalloc buckets, plus the engine's flow slot (its preallocated table per port over max_flows). The same at every count means no per-flow cost hides in shared structures; points where no sample caught the flows installed (a short run) are left out.$(partial flows.csv 30-flows)" \
-			flows-mem.gp "ylab='$mname'; ttl='NIC memory per flow vs number of flows'"
+			flows-mem.gp "ylab='bytes per flow'; ttl='NIC memory per flow vs number of flows'; t2='$mname'; t3='key_bytes_per_flow'"
 	fi
 	if [ -n "$dc" ]; then
 		awk -F, -v f=$fc -v d=$dc 'NR > 1 && $d ~ /^[0-9.]+$/ { print $f, $d }' "$F" | sort -g > "$WORK/flows-dev.dat"
