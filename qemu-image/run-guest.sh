@@ -45,19 +45,33 @@ if [ $shell = 1 ]; then
 	exec "${qemu[@]}" -append "$append innovaguest=shell" -serial mon:stdio
 fi
 
-echo ">>> booting guest ($(basename "$KERNEL"), TCG, 2 vCPUs, timeout ${timeout}s)"
-: > "$outdir/result.log"
-tail -n +1 -F "$outdir/result.log" 2>/dev/null | grep --line-buffered -v '^INNOVA_EXIT=' &
-tailpid=$!
-set +e
-timeout -k 10 "$timeout" "${qemu[@]}" -append "$append innovaguest=run" \
-	-monitor none -serial "file:$outdir/console.log" \
-	-serial "file:$outdir/result.log" -serial "file:$outdir/dmesg.log" </dev/null
-qrc=$?
-set -e
-sleep 0.3
-kill $tailpid 2>/dev/null || true
-wait $tailpid 2>/dev/null || true
+# A boot whose kernel dies before /init runs (seen with 6.12 under TCG: an
+# int3 Oops in the kernel's own text patching while it boots, no module
+# loaded) is booted again, at most twice, and said so; once /init has
+# written its line to the console, whatever happens counts.
+for attempt in 1 2 3; do
+	echo ">>> booting guest ($(basename "$KERNEL"), TCG, 2 vCPUs, timeout ${timeout}s)"
+	: > "$outdir/result.log"
+	tail -n +1 -F "$outdir/result.log" 2>/dev/null | grep --line-buffered -v '^INNOVA_EXIT=' &
+	tailpid=$!
+	set +e
+	timeout -k 10 "$timeout" "${qemu[@]}" -append "$append innovaguest=run" \
+		-monitor none -serial "file:$outdir/console.log" \
+		-serial "file:$outdir/result.log" -serial "file:$outdir/dmesg.log" </dev/null
+	qrc=$?
+	set -e
+	sleep 0.3
+	kill $tailpid 2>/dev/null || true
+	wait $tailpid 2>/dev/null || true
+	# retried only if nothing of ours ran: no line from /init, no output
+	[ -s "$outdir/result.log" ] && break
+	[ $qrc = 124 ] && break		# a hang is not booted again
+	tr -d '\r' < "$outdir/console.log" | grep -q 'innova-guest: init started' && break
+	[ $attempt = 3 ] && break
+	cp "$outdir/console.log" "$outdir/console-boot$attempt.log"
+	echo "!!! guest kernel died before /init ran (boot $attempt of 3, qemu rc=$qrc; no project code had run): booting again; it said:" >&2
+	tr -d '\r' < "$outdir/console.log" | grep -a -m 3 -E 'Oops|BUG:|Kernel panic|RIP:' | sed 's/^/!!!   /' >&2 || true
+done
 
 rc=$(tr -d '\r' < "$outdir/result.log" | sed -n 's/^INNOVA_EXIT=\([0-9]*\)$/\1/p' | tail -1)
 if [ -z "$rc" ]; then
