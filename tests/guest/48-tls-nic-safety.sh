@@ -15,12 +15,21 @@
 setup_pair
 BYTES=${BYTES:-16M}
 # mid_transfer NAME CMD...: start a transfer, once the NIC has decrypted
-# 2 MB run CMD (the fault), finish. Snapshots NAME (innova1), NAME.A (innova0).
+# 2 MB run CMD (the fault), finish. Snapshots NAME (innova1), NAME.A
+# (innova0) before the transfer and NAME.fault (innova1) just before CMD:
+# what the fault did is counted from NAME.fault. Before it, a flow may
+# already have lost and regained sync once at its start: frames that reach
+# the socket while setsockopt(TLS_RX) holds it (the backlog) have passed
+# the NIC before the flow existed, so the first frame the engine sees lies
+# beyond the start the kernel gave it. Under a loaded TCG guest that window
+# is long enough to be hit (a CI run's far case: a gap on the flow's first
+# frame, not at the fault).
 mid_transfer() {
 	name=$1; shift
 	snap "$name"; snap "$name.A" A innova0
 	tls_start $IP4_B "--rx-mode manual --bytes $BYTES" "--tx-mode ktls --bytes $BYTES"
 	wait_decrypted "$name" 2000000
+	snap "$name.fault"
 	"$@"
 	tls_wait
 	expect_intact $(jr .bytes)
@@ -32,18 +41,26 @@ mid_transfer() {
 # fail_crypto N: the engine's next N whole-block CTR calls fail
 fail_crypto() { echo "$1" > "$PORT_B/tls_crypto_fail_next" || die "cannot write tls_crypto_fail_next"; }
 mid_transfer crypto fail_crypto 3
-log "crypto errors: rx_tls_err +$(delta crypto rx_tls_err) rx_tls_crypto_err +$(delta crypto rx_tls_crypto_err) sync lost +$(delta crypto rx_tls_sync_lost) resync applied +$(delta crypto rx_tls_resync_res_ok); device share $share/10000"
+nic=$(nic_share crypto) lost=$(delta crypto rx_tls_sync_lost)
+log "crypto errors: rx_tls_err +$(delta crypto rx_tls_err) rx_tls_crypto_err +$(delta crypto rx_tls_crypto_err) sync lost +$lost resync applied +$(delta crypto rx_tls_resync_res_ok), followed awaiting the kernel +$(delta crypto rx_tls_records_followed); device share $share/10000, NIC share $nic/10000"
 [ "$(cat "$PORT_B/tls_crypto_fail_next")" = 0 ] || die "injected failures not all consumed"
 expect_delta crypto rx_tls_crypto_err -eq 3 "engine did not count the 3 injected crypto errors"
 expect_delta crypto rx_tls_err -eq 3 "rx_tls_err did not count the 3 injected crypto errors"
-expect_delta crypto rx_tls_sync_lost -ge 1 "a crypto error did not stop decryption"
-[ "$share" -ge 8000 ] || die "offload did not recover after crypto errors: $share/10000"
+expect_delta crypto.fault rx_tls_sync_lost -ge 1 "a crypto error did not stop decryption"
+# Every lost sync came back through the core, and once back the NIC
+# decrypted what it could act on. How many records pass while the NIC
+# waits for the core's confirmation is the application's read pace (a
+# loaded run followed 256 of 1024 records for 3 resyncs: device share
+# 7471, under its old floor of 8000, NIC share 9973), so the floor is on
+# the NIC share, as for the 4 MiB-ahead case below.
+expect_delta crypto rx_tls_resync_res_ok -ge "$lost" "a lost sync never came back"
+[ "$nic" -ge 9500 ] || die "offload did not recover after crypto errors: NIC share $nic/10000"
 
 mid_transfer far set_cable ahead=1073741824
-log "1 GiB ahead: injected $(delta far.A tx_cable_injected), far frames +$(delta far rx_tls_far_frames), sync lost +$(delta far rx_tls_sync_lost); device share $share/10000"
+log "1 GiB ahead: injected $(delta far.A tx_cable_injected), far frames +$(delta far rx_tls_far_frames), sync lost +$(delta far.fault rx_tls_sync_lost) from the fault on (+$(delta far rx_tls_sync_lost) in the transfer); device share $share/10000"
 expect_delta far.A tx_cable_injected -eq 1 "the cable injected nothing"
-expect_delta far rx_tls_far_frames -eq 1 "far segment not recognised"
-expect_delta far rx_tls_sync_lost -eq 0 "far segment cost sync"
+expect_delta far.fault rx_tls_far_frames -eq 1 "far segment not recognised"
+expect_delta far.fault rx_tls_sync_lost -eq 0 "far segment cost sync"
 [ "$share" -ge 9500 ] || die "device share $share/10000 after a far segment"
 
 mid_transfer ahead set_cable ahead=4194304
