@@ -35,7 +35,7 @@ fi
 
 # Bump RECIPE when a change below alters what gets built (not for messages).
 RECIPE=1
-key=$( (echo "$srcver recipe $RECIPE"; cat "$FRAG"; gcc --version | head -1) | sha256sum | cut -c1-16)
+key=$( (echo "$srcver recipe $RECIPE"; cat "$FRAG"; gcc --version | sed -n 1p) | sha256sum | cut -c1-16)
 cache=${INNOVA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/innova}
 dir=$cache/debug-kernel-$key
 mkdir -p "$(dirname "$LINK")"

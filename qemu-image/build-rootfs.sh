@@ -28,7 +28,7 @@ build_base() {
 	if [ -z "$mirror" ]; then
 		mirror=$(grep -hoE '(URIs:|deb)[[:space:]]+https?://[^ ]*/debian/?( |$)' \
 			/etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null |
-			awk '{print $2}' | head -1 || true)
+			awk 'NR == 1 { print $2 }' || true)
 		mirror=${mirror:-http://deb.debian.org/debian}
 	fi
 	work=$CACHE/rootfs-base-$key.d

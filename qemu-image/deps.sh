@@ -33,7 +33,8 @@ fi
 
 missing=()
 for p in "${want[@]}"; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	if [ "$status" != 'install ok installed' ]; then
 		missing+=("$p")
 	fi
 done
@@ -53,8 +54,12 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 echo ">>> installing host packages: ${missing[*]}"
 $SUDO apt-get update -qq
+# The whole list is read before it is searched: under pipefail, grep -q
+# exiting at its first match would kill apt-cache with SIGPIPE and fail
+# the pipeline (linux-source-6.1 also matches linux-source-6.12).
 for p in "${missing[@]}"; do
-	apt-cache pkgnames "$p" 2>/dev/null | grep -qxF -- "$p" ||
+	names=$(apt-cache pkgnames "$p" 2>/dev/null || true)
+	grep -qxF -- "$p" <<<"$names" ||
 		{ echo "deps.sh: no package named '$p'" >&2; exit 2; }
 done
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

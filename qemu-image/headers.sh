@@ -35,8 +35,8 @@ if [ -z "$deps" ]; then
 	$SUDO apt-get update -qq >&2
 	deps=$(apt-cache depends "linux-headers-$KVER")
 fi
-common=$(echo "$deps" | grep -o 'linux-headers-[^ ]*-common' | head -1)
-kbuild=$(echo "$deps" | grep -o 'linux-kbuild-[^ ]*' | head -1)
+common=$(echo "$deps" | grep -o 'linux-headers-[^ ]*-common' | sed -n 1p)
+kbuild=$(echo "$deps" | grep -o 'linux-kbuild-[^ ]*' | sed -n 1p)
 [ -n "$common" ] && [ -n "$kbuild" ] || {
 	echo "headers.sh: cannot find the common headers and kbuild of linux-headers-$KVER" >&2
 	exit 1

@@ -11,7 +11,7 @@ set -euo pipefail
 
 # the first linux-headers-<ABI> a meta-package depends on (not its own name)
 abi_from() {
-	grep -o 'linux-headers-[0-9][^ ,]*-amd64' | grep -vx "$meta" | head -1 |
+	grep -o 'linux-headers-[0-9][^ ,]*-amd64' | grep -vx "$meta" | sed -n 1p |
 		sed 's/^linux-headers-//'
 }
 

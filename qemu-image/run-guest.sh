@@ -66,11 +66,11 @@ for attempt in 1 2 3; do
 	# retried only if nothing of ours ran: no line from /init, no output
 	[ -s "$outdir/result.log" ] && break
 	[ $qrc = 124 ] && break		# a hang is not booted again
-	tr -d '\r' < "$outdir/console.log" | grep -q 'innova-guest: init started' && break
+	grep -aqF 'innova-guest: init started' "$outdir/console.log" && break
 	[ $attempt = 3 ] && break
 	cp "$outdir/console.log" "$outdir/console-boot$attempt.log"
 	echo "!!! guest kernel died before /init ran (boot $attempt of 3, qemu rc=$qrc; no project code had run): booting again; it said:" >&2
-	tr -d '\r' < "$outdir/console.log" | grep -a -m 3 -E 'Oops|BUG:|Kernel panic|RIP:' | sed 's/^/!!!   /' >&2 || true
+	grep -a -m 3 -E 'Oops|BUG:|Kernel panic|RIP:' "$outdir/console.log" | tr -d '\r' | sed 's/^/!!!   /' >&2 || true
 done
 
 rc=$(tr -d '\r' < "$outdir/result.log" | sed -n 's/^INNOVA_EXIT=\([0-9]*\)$/\1/p' | tail -1)

@@ -9,7 +9,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 line=$(echo "${KVER:-6.1}" | cut -d. -f1-2)
 CP=$ROOT/build/checkpatch-$line
 if [ ! -x "$CP/scripts/checkpatch.pl" ]; then
-	tarball=$(ls /usr/src/linux-source-"$line".tar.* 2>/dev/null | head -1)
+	tarball=$(ls /usr/src/linux-source-"$line".tar.* 2>/dev/null | sed -n 1p)
 	[ -n "$tarball" ] || { echo "not ok - checkpatch: linux-source-$line not installed"; exit 1; }
 	mkdir -p "$CP"
 	tar xf "$tarball" -C "$CP" --strip-components=1 --wildcards \
@@ -22,7 +22,7 @@ out=$(cd "$ROOT" && "$CP/scripts/checkpatch.pl" --strict --no-tree --terse --sho
 if [ -z "$out" ]; then
 	echo "ok - checkpatch.pl --strict ($line) clean ($(echo $files | wc -w) files)"
 else
-	echo "$out" | head -40 | sed 's/^/# /'
+	echo "$out" | sed -n 1,40p | sed 's/^/# /'
 	echo "not ok - checkpatch.pl --strict: $(echo "$out" | wc -l) findings"
 	rc=1
 fi
@@ -41,7 +41,7 @@ if [ $mrc -ne 0 ]; then
 elif [ -z "$warn" ]; then
 	echo "ok - sparse (make C=2) clean"
 else
-	echo "$warn" | head -40 | sed 's/^/# /'
+	echo "$warn" | sed -n 1,40p | sed 's/^/# /'
 	echo "not ok - sparse: $(echo "$warn" | wc -l) findings"
 	rc=1
 fi

@@ -62,6 +62,9 @@ if [ -x userspace/selftest.sh ] && [ -x "$BUILD/userspace/innova-tls" ]; then
 fi
 sh tests/splat-selftest.sh > "$LOGS/splat-selftest.log" 2>&1
 tally "$LOGS/splat-selftest.log"
+bash tests/lint-pipefail.sh > "$LOGS/lint-pipefail.log" 2>&1
+tally "$LOGS/lint-pipefail.log"
+grep '^#   ' "$LOGS/lint-pipefail.log" || true
 
 # kernel_steps KVER: everything that runs against one kernel. The module's
 # build tree, stage and guest output folders are shared by the kernels
@@ -83,7 +86,7 @@ kernel_steps() {
 	echo "# kernel style (checkpatch --strict, sparse)"
 	KVER=$kver tests/check-style.sh "$(qemu-image/headers.sh "$kver" "$BUILD")" "$BUILD/kmod" \
 		> "$LOGS/style.log" 2>&1
-	grep '^# ' "$LOGS/style.log" | head -20
+	grep -m 20 '^# ' "$LOGS/style.log"
 	tally "$LOGS/style.log"
 
 	[ "${SKIP_GUEST:-0}" = 1 ] && return
@@ -104,7 +107,7 @@ kernel_steps() {
 		echo "# kernel TLS selftests across the NIC (tests/kselftest, QEMU TCG)"
 		BUILD=$BUILD KVER=$kver LOGS=$LOGS tests/kselftest/run.sh > "$LOGS/kselftest.log" 2>&1
 		rc=$?
-		grep -E '^# ' "$LOGS/kselftest.log" | grep -v '^#   ' | head -40
+		grep -E '^# ' "$LOGS/kselftest.log" | grep -v '^#   ' | sed -n 1,40p
 		tally "$LOGS/kselftest.log"
 		[ $rc -eq 0 ] || grep -q '^not ok' "$LOGS/kselftest.log" || fail_step "kselftest exited $rc"
 	fi

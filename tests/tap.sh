@@ -48,7 +48,7 @@ guest_suite() {
 	qemu-image/run-guest.sh --timeout "${GUEST_TIMEOUT:-2400}" --outdir "$out" \
 		"$kernel" "$cpio" "$stage" "$cmd" > "$LOGS/$name.log" 2>&1
 	rc=$?
-	grep -v -E '^(ok|not ok) ' "$LOGS/$name.log" | grep -E '^(#|>>>|!!!)' | grep -v '^#   ' | head -200 || true
+	grep -v -E '^(ok|not ok) ' "$LOGS/$name.log" | grep -E '^(#|>>>|!!!)' | grep -v '^#   ' | sed -n 1,200p || true
 	tally "$LOGS/$name.log"
 	if [ $rc -ne 0 ] && ! grep -q '^not ok' "$LOGS/$name.log"; then
 		tail -40 "$LOGS/$name.log" | sed 's/^/# /'

@@ -47,7 +47,7 @@ missing_why() {	# CSV SECTION
 	fi
 }
 # col CSV NAME: 1-based index of column NAME in CSV's header (empty if none)
-col() { head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1 | head -1; }
+col() { head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1 | sed -n 1p; }
 
 declare -a PLOTS=()	# markdown blocks, in order
 plot() {	# NAME.png TITLE EXPLANATION GP_SCRIPT [gnuplot -e assignments]
@@ -112,7 +112,7 @@ if [ -s "$F" ] && [ "$(wc -l < "$F")" -gt 1 ] && [ -n "$(col "$F" flows)" ]; the
 		i=$(col "$F" $c); [ -n "$i" ] && ycols+="$i " ynames+="$c "
 	done
 	oc=$(col "$F" ok)
-	mc=$(head -1 "$F" | tr ',' '\n' | grep -nE 'bytes_per_flow|mem' | cut -d: -f1 | head -1)
+	mc=$(head -1 "$F" | tr ',' '\n' | grep -nE 'bytes_per_flow|mem' | cut -d: -f1 | sed -n 1p)
 	dc=$(col "$F" device_ns_per_byte)
 	if [ -n "$ycols" ]; then
 		# one column per share, scaled to %: max <= 1 a fraction, > 100 per 10000;
