@@ -97,6 +97,11 @@ static const struct innova_engine_stat innova_engine_stats[] = {
 	INNOVA_ENGINE_STAT("rx_tls_crypto_err", crypto_err),
 	INNOVA_ENGINE_STAT("rx_tls_far_frames", far_frames),
 	INNOVA_ENGINE_STAT("rx_tls_rearmed", rearmed),
+	INNOVA_ENGINE_STAT("rx_tls_hdr_conflict", hdr_conflict),
+	INNOVA_ENGINE_STAT("rx_tls_copy_mismatch", copy_mismatch),
+	INNOVA_ENGINE_STAT("rx_tls_unanchored", unanchored),
+	INNOVA_ENGINE_STAT("rx_tls_no_ack", no_ack_frames),
+	INNOVA_ENGINE_STAT("rx_tls_far_reanchor", far_reanchor),
 };
 
 #define INNOVA_NUM_ENGINE_STATS ARRAY_SIZE(innova_engine_stats)

@@ -43,7 +43,16 @@ struct hw_flow_params {
 	struct hw_flow_tuple tuple;
 	u32 start_seq;		/* TCP seq where offload starts (copied_seq) */
 	u64 start_rn;		/* TLS record number of the record at start_seq */
-	bool start_synced;	/* rcv_nxt == start_seq: a record starts there */
+	bool start_synced;	/* a record is known to start at start_seq */
+	/*
+	 * The first stream byte the NIC will see (the socket's rcv_nxt, or the
+	 * end of the data that already sat in its backlog): the flow is
+	 * anchored there instead of at whatever frame comes first.  With
+	 * start_synced, start_seq may lie ahead of it (a record straddles it):
+	 * the engine follows the stream there and starts in sync at start_seq.
+	 */
+	u32 stream_seq;
+	bool stream_known;
 	u8 salt[4];
 	/*
 	 * Largest forward jump of the stream the engine follows, in bytes
@@ -102,6 +111,18 @@ struct hw_stats {
 	u64 crypto_err;		/* crypto backend errors: frame not marked */
 	u64 far_frames;		/* frames beyond max_ahead: ignored */
 	u64 rearmed;		/* stream position taken back after a jump */
+	/*
+	 * Frames TCP would drop must not steer the record framing (docs/
+	 * design.md, "The NIC sits in front of TCP").
+	 */
+	u64 hdr_conflict;	/* a later copy of an unverified record prefix
+				 * differed: framing dropped, resync */
+	u64 copy_mismatch;	/* a later copy of a tag-verified prefix
+				 * differed: that copy is ignored */
+	u64 unanchored;		/* hole/overlap in a record whose prefix began
+				 * a frame: the rest is followed, not marked */
+	u64 no_ack_frames;	/* data without the ACK flag: TCP drops it */
+	u64 far_reanchor;	/* a run of contiguous far frames: followed */
 };
 
 /* Completion event bits (hw_rx_completion.events). */
@@ -120,6 +141,10 @@ struct hw_stats {
 #define HW_EV_REARMED			0x200u
 /* a crypto backend call failed in this frame: nothing of it is marked */
 #define HW_EV_CRYPTO_ERR		0x400u
+/* a later copy of a record prefix contradicted the framing: dropped */
+#define HW_EV_LOST_CONFLICT		0x800u
+/* the stream moved to a run of contiguous frames beyond max_ahead */
+#define HW_EV_REANCHORED		0x1000u
 
 struct hw_rx_completion {
 	u32 flow;		/* flow handle, 0 = none */

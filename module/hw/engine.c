@@ -90,6 +90,15 @@
  */
 #define HW_REARM_OLD_FRAMES	16
 
+/*
+ * Frames beyond max_ahead are not stream data, unless they keep coming,
+ * contiguous, this many in a row: then TCP accepted data the NIC never
+ * saw (IPv4 fragments, extension headers, a failover) and the stream is
+ * there now.  An injector sending such a run only moves the flow to
+ * SEARCH; the rearm watch takes it back once old data follows.
+ */
+#define HW_FAR_REANCHOR_FRAMES	8
+
 static size_t align8(size_t x)
 {
 	return (x + 7) & ~(size_t)7;
@@ -499,6 +508,7 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 				f->lat_phase = HW_LAT_IDLE;
 			} else if (f->state == HW_FS_SHADOW) {
 				HW_STAT_INC(eng, f, shadow_ok);
+				f->far.armed = false;	/* the stream is here */
 				hw_set_state(cx, f, HW_FS_SYNC);
 				cx->events |= HW_EV_SYNCED;
 			} else {
@@ -789,11 +799,29 @@ static void rearm_watch(struct hw_rx_ctx *cx, struct hw_flow *f, u32 end)
 		return;
 	f->jump.pending = false;
 	f->jump.old_run = 0;
+	f->far.armed = false;
 	HW_STAT_INC(cx->eng, f, rearmed);
 	cx->events |= HW_EV_REARMED;
 	hw_ro_cancel(f);
 	f->exp_seq = f->jump.old_hi;
 	lose_sync_search(cx, f, HW_EV_REARMED);
+}
+
+/*
+ * A frame beyond max_ahead: true once HW_FAR_REANCHOR_FRAMES of them came
+ * in a row, each starting where the previous one ended.
+ */
+static bool far_watch(struct hw_flow *f, u32 seq, u32 end)
+{
+	if (!f->far.run || seq != f->far.next) {
+		f->far.run = 0;
+		f->far.from = f->exp_seq;
+	}
+	f->far.next = end;
+	if (++f->far.run < HW_FAR_REANCHOR_FRAMES)
+		return false;
+	f->far.run = 0;
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -852,7 +880,13 @@ static int parse_frame(const u8 *fr, u32 len, struct hw_parsed_frame *p,
 	if (et == 0x8100) {
 		if (len < 18)
 			return 0;
-		p->t.vlan = (u16)(HW_VLAN_TAGGED | (hw_get_be16(fr + 14) & 0xfff));
+		u16 vid = hw_get_be16(fr + 14) & 0xfff;
+
+		/*
+		 * VID 0 is a priority tag: the stack delivers the frame as
+		 * untagged, so it belongs to the untagged flow.
+		 */
+		p->t.vlan = vid ? (u16)(HW_VLAN_TAGGED | vid) : 0;
 		et = hw_get_be16(fr + 16);
 		off = 18;
 	}
@@ -959,6 +993,11 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 	/* SYN/RST: not stream data we follow */
 	if (!plen || (p.flags & 0x06))
 		return 0;
+	/* an established connection drops data without ACK (RFC 9293 3.10.7.4) */
+	if (!(p.flags & 0x10)) {
+		HW_STAT_INC(eng, f, no_ack_frames);
+		return 0;
+	}
 
 	seq = p.seq;
 	end = seq + plen;
@@ -973,7 +1012,19 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 	    seq - f->exp_seq > f->jump.max_ahead) {
 		/* beyond any receive window: not stream data */
 		HW_STAT_INC(eng, f, far_frames);
-		return 0;
+		if (!far_watch(f, seq, end))
+			return 0;
+		/* TCP took data the NIC never saw: follow the stream there */
+		HW_STAT_INC(eng, f, far_reanchor);
+		cx.events |= HW_EV_REANCHORED;
+		hw_ro_cancel(f);
+		f->hint.valid = false;
+		f->exp_seq = seq;
+		lose_sync_search(&cx, f, HW_EV_REANCHORED);
+		/* the old frontier wins back if old data follows (rearm) */
+		f->far.armed = true;
+		f->jump.old_run = 0;
+		f->jump.old_hi = f->far.from;
 	}
 	if (!hw_seq_after(end, f->exp_seq)) {
 		/* old data: never marked, but it may close a gap's chain */
@@ -982,12 +1033,15 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 			hw_ro_feed(f, seq, frame + poff, plen);
 			hw_ro_try(&cx, f);
 		}
-		if (f->jump.pending)
+		if (f->jump.pending || f->far.armed)
 			rearm_watch(&cx, f, end);
 		c->events = cx.events;
 		return 0;
 	}
 	f->jump.pending = false;	/* new data: whatever jumped was real */
+	f->far.run = 0;
+	if (f->far.armed)
+		f->jump.old_run = 0;	/* after a re-anchor: in a row */
 	if (hw_seq_before(seq, f->exp_seq)) {
 		u32 skip = f->exp_seq - seq;
 
@@ -1075,12 +1129,27 @@ int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
 	f->keys.cur.from_rn = p->start_rn;
 	memcpy(f->keys.cur.salt, p->salt, 4);
 	f->keys.end_rn = HW_NO_END;
-	if (p->start_synced) {
+	if (p->start_synced && (!p->stream_known ||
+				p->stream_seq == p->start_seq)) {
 		f->exp_valid = true;
 		f->exp_seq = p->start_seq;
 		start_at_record(NULL, f, p->start_seq, p->start_rn);
 	} else {
 		f->state = HW_FS_SEARCH;
+		/*
+		 * Anchored where the socket's stream goes on, never at the
+		 * first frame that happens to come (it may be a stray one).
+		 */
+		f->exp_valid = p->stream_known;
+		f->exp_seq = p->stream_seq;
+		if (p->start_synced &&
+		    hw_seq_after(p->start_seq, p->stream_seq) &&
+		    p->start_seq - p->stream_seq <= f->jump.max_ahead) {
+			/* a record straddles the anchor: sync at the next */
+			f->hint.valid = true;
+			f->hint.seq = p->start_seq;
+			f->hint.rn = p->start_rn;
+		}
 	}
 	b = tuple_hash(&t) & (eng->nbuckets - 1);
 	f->hnext = eng->buckets[b];

@@ -125,6 +125,15 @@ struct hw_jump_watch {
 	u32 old_hi;		/* highest end of that old data */
 };
 
+/* Frames beyond max_ahead: a contiguous run of them moves the stream. */
+struct hw_far_watch {
+	u32 next;		/* where the run's next frame would start */
+	u32 from;		/* exp_seq when the run began */
+	u8 run;			/* frames in the run */
+	bool armed;		/* re-anchored, not yet verified: old data in
+				 * a row takes the stream back (rearm) */
+};
+
 /* A resync confirmation for a seq ahead of the stream, kept until reached. */
 struct hw_resync_hint {
 	bool valid;
@@ -175,6 +184,7 @@ struct hw_flow {
 	struct hw_chain chain;
 	struct hw_reorder ro;
 	struct hw_jump_watch jump;
+	struct hw_far_watch far;
 	struct hw_resync_hint hint;
 	struct hw_flow_keys keys;
 
