@@ -115,12 +115,12 @@ struct hw_stats {
 	 * Frames TCP would drop must not steer the record framing (docs/
 	 * design.md, "The NIC sits in front of TCP").
 	 */
-	u64 hdr_conflict;	/* a later copy of an unverified record prefix
-				 * differed: framing dropped, resync */
-	u64 copy_mismatch;	/* a later copy of a tag-verified prefix
-				 * differed: that copy is ignored */
-	u64 unanchored;		/* hole/overlap in a record whose prefix began
-				 * a frame: the rest is followed, not marked */
+	/* a later copy of an unverified record prefix differed: resync */
+	u64 hdr_conflict;
+	/* a later copy of a settled (tag-verified) prefix differed: ignored */
+	u64 copy_mismatch;
+	/* hole/overlap in a record whose prefix is not anchored: not marked */
+	u64 unanchored;
 	u64 no_ack_frames;	/* data without the ACK flag: TCP drops it */
 	u64 far_reanchor;	/* a run of contiguous far frames: followed */
 };

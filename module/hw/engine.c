@@ -267,8 +267,13 @@ void hw_chain_reset(struct hw_flow *f, u32 seq)
 	f->rec.hole = false;
 	f->rec.crypto_err = false;
 	f->rec.fail = false;
+	f->rec.anchored = false;
+	f->rec.pfx_in_order = false;
+	f->rec.pfx_n = 0;
 	f->rec.key = NULL;
 	f->chain.next_req_idx = 0;
+	/* framing abandoned: its prefixes no longer steer anything */
+	memset(f->pfx, 0, sizeof(f->pfx));
 	f->keys.end_idx_valid = false;
 }
 
@@ -482,11 +487,93 @@ static bool record_header(struct hw_rx_ctx *cx, struct hw_flow *f)
 	return true;
 }
 
+/*
+ * The current record ends: keep its prefix for comparison with later
+ * copies.  A verified tag settles every framing decision before it: the
+ * record's number and position were right, whatever an earlier copy of
+ * an earlier prefix said.
+ */
+static void pfx_push(struct hw_flow *f, bool verified)
+{
+	struct hw_pfx *p = &f->pfx[f->pfx_head];
+	u8 i;
+
+	if (verified)
+		for (i = 0; i < HW_PFX_N; i++)
+			f->pfx[i].settled = true;
+	p->seq = f->rec.seq;
+	p->n = f->rec.pfx_n;
+	p->settled = verified;
+	memcpy(p->b, f->rec.hdr, sizeof(p->b));
+	f->pfx_head = (u8)((f->pfx_head + 1) % HW_PFX_N);
+}
+
+/* do the bytes [seq, seq + n) contradict pfx[0, pn) at pseq? */
+static bool pfx_differs(u32 pseq, const u8 *pfx, u32 pn, u32 seq,
+			const u8 *d, u32 n)
+{
+	u32 lo, hi;
+
+	if (!pn)
+		return false;
+	lo = hw_seq_after(seq, pseq) ? seq : pseq;
+	hi = hw_seq_before(seq + n, pseq + pn) ? seq + n : pseq + pn;
+	if (!hw_seq_before(lo, hi))
+		return false;
+	return memcmp(pfx + (lo - pseq), d + (lo - seq), hi - lo) != 0;
+}
+
+/*
+ * Old bytes [seq, seq + n): another copy of stream bytes the engine has
+ * already taken.  If they contradict the prefix of a record framed since
+ * the last verified tag, the NIC may have framed on bytes TCP will not
+ * deliver (an injected segment TCP dropped, seen before the real one):
+ * the framing goes, and nothing is marked until a tag verifies again.
+ * A copy contradicting a settled prefix is itself the bad one: ignored.
+ * Returns true if sync was dropped.
+ */
+static bool pfx_check(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq,
+		      const u8 *d, u32 n)
+{
+	bool conflict = false;
+	u8 i;
+
+	if (f->state == HW_FS_SEARCH)
+		return false;
+	if (pfx_differs(f->rec.seq, f->rec.hdr, f->rec.pfx_n, seq, d, n))
+		conflict = true;
+	for (i = 0; i < HW_PFX_N && !conflict; i++) {
+		const struct hw_pfx *p = &f->pfx[i];
+
+		if (!pfx_differs(p->seq, p->b, p->n, seq, d, n))
+			continue;
+		if (!p->settled) {
+			conflict = true;
+			break;
+		}
+		HW_STAT_INC(cx->eng, f, copy_mismatch);
+	}
+	if (!conflict)
+		return false;
+	HW_STAT_INC(cx->eng, f, hdr_conflict);
+	cx->markable = false;
+	hw_ro_cancel(f);
+	if (f->state == HW_FS_TRACK) {
+		hw_set_state(cx, f, HW_FS_SEARCH);
+		hw_chain_reset(f, f->exp_seq);
+		f->ncarry = 0;
+	} else {
+		lose_sync_search(cx, f, HW_EV_LOST_CONFLICT);
+	}
+	return true;
+}
+
 static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 {
 	struct hw_engine *eng = cx->eng;
 	bool was_ccs = f->rec.hdr[0] == HW_TLS_CT_CCS;
 	u8 mode = f->rec.mode;
+	bool verified = false;
 	bool ok = true;
 
 	if (mode == HW_RM_DECNA) {
@@ -499,6 +586,7 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 			hw_record_crypto_fail(cx, f);
 			ok = true;
 		} else if (ok) {
+			verified = true;
 			f->keys.cur.verified = true;
 			if (mode == HW_RM_DEC) {
 				HW_STAT_INC(eng, f, decrypted_records);
@@ -539,6 +627,8 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 		}
 	}
 
+	pfx_push(f, verified);
+	cx->tag_ok = verified;
 	f->rec.seq += f->rec.len;
 	f->rec.idx++;
 	f->rec.pos = 0;
@@ -546,6 +636,9 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 	f->rec.key = NULL;
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.hole = false;
+	f->rec.anchored = false;
+	f->rec.pfx_in_order = false;
+	f->rec.pfx_n = 0;
 
 	if (!ok && !f->keys.cur.verified && f->keys.cur.from_update) {
 		/* wrong key from a key update: ask for a new one */
@@ -563,6 +656,14 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 		hw_set_state(cx, f, HW_FS_TRACK);
 		hw_chain_reset(f, f->rec.seq);
 	}
+}
+
+/* the current record's prefix is complete in this frame */
+static void pfx_complete(struct hw_rx_ctx *cx, struct hw_flow *f)
+{
+	f->rec.anchored = cx->tag_ok;
+	f->rec.pfx_in_order = cx->in_order;
+	f->rec.pfx_end = cx->frame_end;
 }
 
 /* SEARCH: scan n bytes; returns bytes consumed */
@@ -596,6 +697,7 @@ static u32 search_step(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq,
 		record_begin(cx, f);
 		memcpy(f->rec.hdr, h, HW_TLS_HDR);
 		f->rec.pos = HW_TLS_HDR;
+		f->rec.pfx_n = HW_TLS_HDR;
 		f->rec.len = HW_TLS_HDR + hw_get_be16(h + 3);
 		maybe_request(cx, f);
 		return (u32)(i + HW_TLS_HDR);
@@ -667,6 +769,11 @@ static u32 record_step(struct hw_rx_ctx *cx, struct hw_flow *f, const u8 *d,
 		memcpy(f->rec.hdr + f->rec.pos, d, m);
 		if (emit)
 			memcpy(cx->out, d, m);
+		if (f->rec.pfx_n == f->rec.pos) {
+			f->rec.pfx_n = (u8)(f->rec.pos + m);
+			if (f->rec.pfx_n == HW_TLS_PREFIX)
+				pfx_complete(cx, f);
+		}
 		f->rec.pos += m;
 		if (f->rec.pos == HW_TLS_HDR && !record_header(cx, f)) {
 			/* rescan the bytes after the bad header's first */
@@ -767,9 +874,15 @@ static void stream_gap(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq)
 		HW_STAT_INC(cx->eng, f, holes);
 		f->rec.hole = true;
 		if (hw_rm_decrypts(f->rec.mode) &&
-		    f->rec.pos >= HW_TLS_PREFIX) {
+		    f->rec.pos >= HW_TLS_PREFIX && f->rec.anchored) {
 			f->rec.mode = HW_RM_DECNA;
 		} else {
+			/*
+			 * An unanchored prefix may be an injected one: the
+			 * rest is not decrypted without the tag.
+			 */
+			if (hw_rm_decrypts(f->rec.mode))
+				HW_STAT_INC(cx->eng, f, unanchored);
 			f->rec.mode = HW_RM_FOLLOW;
 			f->rec.key = NULL;
 		}
@@ -1029,6 +1142,7 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 	if (!hw_seq_after(end, f->exp_seq)) {
 		/* old data: never marked, but it may close a gap's chain */
 		HW_STAT_INC(eng, f, old_frames);
+		pfx_check(&cx, f, seq, frame + poff, plen);
 		if (f->ro.valid) {
 			hw_ro_feed(f, seq, frame + poff, plen);
 			hw_ro_try(&cx, f);
@@ -1038,6 +1152,11 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		c->events = cx.events;
 		return 0;
 	}
+	cx.frame_end = end;
+	cx.in_order = seq == f->exp_seq;
+	/* the frame after the prefix's continues it exactly: anchored */
+	if (cx.in_order && f->rec.pfx_in_order && seq == f->rec.pfx_end)
+		f->rec.anchored = true;
 	f->jump.pending = false;	/* new data: whatever jumped was real */
 	f->far.run = 0;
 	if (f->far.armed)
@@ -1046,9 +1165,17 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		u32 skip = f->exp_seq - seq;
 
 		HW_STAT_INC(eng, f, overlap_frames);
-		if (f->ro.valid) {
+		if (!pfx_check(&cx, f, seq, frame + poff, skip) && f->ro.valid) {
 			hw_ro_feed(f, seq, frame + poff, skip);
 			hw_ro_try(&cx, f);
+		}
+		/*
+		 * Two copies of part of the record disagree in their cut: if
+		 * its prefix may be injected, verify before marking again.
+		 */
+		if (f->rec.mode == HW_RM_DEC && !f->rec.anchored) {
+			f->rec.mode = HW_RM_VERIFY;
+			HW_STAT_INC(eng, f, unanchored);
 		}
 		cx.markable = false;
 		cx.out += skip;

@@ -53,6 +53,19 @@ struct hw_record {
 	bool hole;		/* a hole skipped bytes of this record */
 	bool crypto_err;	/* a backend call failed (this record) */
 	bool fail;		/* record poisoned by a backend error */
+	/*
+	 * Its prefix is anchored (docs/design.md, "The NIC sits in front of
+	 * TCP"): it completed in a frame that also carried a verified tag
+	 * before it, or in a frame that began exactly at the stream position
+	 * and that the next new frame continued exactly (pfx_end).  A prefix
+	 * from a frame that began ahead of the stream, or that the next frame
+	 * overlapped or left a gap after, may be an injected one: a hole or
+	 * an overlap in such a record stops its decryption until a tag.
+	 */
+	bool anchored;
+	bool pfx_in_order;	/* its prefix frame began at the stream position */
+	u8 pfx_n;		/* bytes of hdr[] taken from the stream */
+	u32 pfx_end;		/* where that frame ended */
 	u8 hdr[HW_TLS_PREFIX];	/* header and explicit nonce */
 	u64 idx;		/* chain index; rn = idx + rn_off */
 	struct hw_crypto_key *key;	/* the key its crypto uses */
@@ -69,6 +82,19 @@ struct hw_gcm_stream {
 	u8 ctr[16];		/* J0: salt | explicit nonce | 1 */
 	u8 ekj0[16];		/* E_K(J0), masks the tag */
 	u8 tag[16];		/* the record's tag as received */
+};
+
+/*
+ * The prefix (header + explicit nonce) of a record the engine framed,
+ * kept so that a later copy of those bytes can be compared: TCP keeps the
+ * first copy it accepts, which need not be the one the NIC saw first.
+ */
+#define HW_PFX_N		4
+struct hw_pfx {
+	u32 seq;
+	u8 n;			/* bytes known, 0 = empty slot */
+	bool settled;		/* a tag verified at or after this record */
+	u8 b[HW_TLS_PREFIX];
 };
 
 /* 12 bytes, not 16: a u64 member would pad every entry (flow state <= 1 KiB) */
@@ -130,8 +156,8 @@ struct hw_far_watch {
 	u32 next;		/* where the run's next frame would start */
 	u32 from;		/* exp_seq when the run began */
 	u8 run;			/* frames in the run */
-	bool armed;		/* re-anchored, not yet verified: old data in
-				 * a row takes the stream back (rearm) */
+	/* re-anchored, not yet verified: old data in a row takes it back */
+	bool armed;
 };
 
 /* A resync confirmation for a seq ahead of the stream, kept until reached. */
@@ -181,6 +207,8 @@ struct hw_flow {
 	u8 ncarry;
 
 	struct hw_gcm_stream gcm;
+	struct hw_pfx pfx[HW_PFX_N];	/* records framed before the current */
+	u8 pfx_head;
 	struct hw_chain chain;
 	struct hw_reorder ro;
 	struct hw_jump_watch jump;
@@ -227,6 +255,9 @@ struct hw_rx_ctx {
 	u8 *out;		/* output pointer for the current byte */
 	bool markable;
 	bool tag_fail;
+	bool tag_ok;		/* a tag verified in this frame */
+	bool in_order;		/* the frame began at the stream position */
+	u32 frame_end;		/* seq after its last payload byte */
 	bool req;
 	u32 req_seq;
 	u32 events;

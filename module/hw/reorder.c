@@ -27,19 +27,22 @@
  * (reorder_recovered, HW_EV_REORDER_RECOVERED).  A kernel confirmation
  * for an earlier request then agrees (resync_ok) or names a seq no longer
  * known (resync_skip); a kernel-supplied number (confirmation, hint)
- * arriving first cancels the walk.  No shadow record: the SHADOW rule (flow
- * states, top of engine.c) asks for one when numbers come from outside;
- * here the boundaries are the ones the kernel's strparser parses from the
- * same bytes, counted from a boundary whose number and key were verified
- * (SYNC before the gap), and the GCM nonce comes from the record itself,
- * so plaintext only depends on key and boundary.  Every record decrypted
- * afterwards still has its tag checked.  If the flow was not SYNC before
- * the gap, or the key in use has not been verified, it resumes in SHADOW
- * instead.  The record in progress when sync returns already went up
- * partly untouched: in SYNC, with its prefix (nonce) known and no hole in
- * it, its rest is DECNA (mixed anyway, like after a hole) so the next
- * record starts in a markable frame; else it is followed.  State: fixed
- * size per flow (struct hw_reorder).
+ * arriving first cancels the walk.  The headers the walk read came from
+ * old data, which TCP may not deliver (an injected segment with a forged
+ * header looks just like a late one), so they never decide where a record
+ * the engine decrypts starts, nor its nonce:
+ *  - caught up: the current record's header and nonce are the walk's, so
+ *    the flow resumes in SHADOW (the next whole record verifies before
+ *    anything is marked again) and the current record is followed;
+ *  - connected: the current record and its nonce are the ones the engine
+ *    framed from new data; the walk only gave the record number, which
+ *    does not enter the keystream (TLS 1.2 nonces are explicit) and which
+ *    every tag checks (it is in the AAD).  A flow that was SYNC before the
+ *    gap, with a verified key, resumes in SYNC; the current record's rest
+ *    is decrypted without tag check (DECNA: it is mixed anyway) only if
+ *    its prefix is anchored (engine_priv.h, struct hw_record), else it is
+ *    followed.
+ * State: fixed size per flow (struct hw_reorder).
  *
  * engine.c drives the walk: a gap starts it (hw_ro_start()) or adds to it
  * (hw_ro_add_gap()), in-order bytes right after a gap are kept
@@ -168,16 +171,15 @@ void hw_ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n)
 
 /*
  * Numbers known again; the current record (rec.pos > 0) was seen without
- * crypto.  In SYNC, with its prefix known and no hole in it, the rest is
- * decrypted without tag check (DECNA: it is mixed anyway, as its first
- * part went up untouched) so that the next record starts in a markable
- * frame; otherwise it is followed.
+ * crypto.  sync: its framing came from new data (ro_connect()); then, in
+ * SYNC, with an anchored prefix and no hole, its rest is DECNA so the next
+ * record starts in a markable frame; otherwise it is followed.
  */
-static void ro_resume(struct hw_rx_ctx *cx, struct hw_flow *f, bool prefix_ok)
+static void ro_resume(struct hw_rx_ctx *cx, struct hw_flow *f, bool sync)
 {
-	bool sync = f->ro.was_sync && f->keys.cur.verified;
 	struct hw_key_slot *ks;
 
+	sync = sync && f->ro.was_sync && f->keys.cur.verified;
 	if (f->ro.end_rn < f->keys.end_rn)
 		f->keys.end_rn = f->ro.end_rn;
 	hw_ro_cancel(f);
@@ -186,15 +188,15 @@ static void ro_resume(struct hw_rx_ctx *cx, struct hw_flow *f, bool prefix_ok)
 	cx->events |= HW_EV_REORDER_RECOVERED | (sync ? HW_EV_SYNCED : 0);
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.key = NULL;
-	if (!f->rec.pos || !sync || !prefix_ok || f->rec.hole)
+	if (!f->rec.pos || !sync || f->rec.pfx_n < HW_TLS_PREFIX ||
+	    f->rec.hole || !f->rec.anchored)
 		return;
 	ks = hw_select_key(cx, f, f->rec.idx + f->rn_off);
 	if (!ks || !ks->verified || f->state != HW_FS_SYNC)
 		return;
 	f->rec.key = ks->k;
 	f->rec.mode = HW_RM_DECNA;
-	if (f->rec.pos >= HW_TLS_PREFIX)
-		hw_gcm_init(cx, f, ks->salt);
+	hw_gcm_init(cx, f, ks->salt);
 }
 
 /* the walk reached a header the engine followed (chain index idx) */
@@ -232,7 +234,7 @@ static void ro_catch_up(struct hw_rx_ctx *cx, struct hw_flow *f)
 	if (rpos)
 		hw_ring_push(f->chain.ring, &f->chain.ring_n,
 			     &f->chain.ring_head, HW_RING_N, f->rec.seq, 0);
-	ro_resume(cx, f, f->ro.pn >= hw_min_u32(rpos, HW_TLS_PREFIX));
+	ro_resume(cx, f, false);
 }
 
 static bool ro_in_gap(const struct hw_flow *f, u32 p)

@@ -1445,6 +1445,212 @@ static void test_vlan_key(void)
 	tap("VLAN id in the flow key: a tagged twin of a flow is not the flow");
 }
 
+/* a frame of arbitrary payload at stream offset off (an injected one) */
+static void ro_inject(struct ro_t *t, u32 off, const u8 *p, u32 len, u8 flags)
+{
+	u32 fl = frame_build(t->fr, &t->fc, t->s.isn + off, flags, p, len);
+
+	hw_engine_rx(t->eng, t->fr, fl, t->out, &ro_last);
+}
+
+/* genuine frames of seg bytes over [from, to), confirming resyncs */
+static void ro_send_range(struct ro_t *t, u32 from, u32 to, u32 seg)
+{
+	u32 off;
+
+	for (off = from; off < to; off += seg) {
+		ro_send(t, off, to - off < seg ? to - off : seg);
+		ro_confirm(t);
+	}
+}
+
+/*
+ * Issue 20, finding A: a forged record prefix (header claiming a 16 KiB
+ * record + nonce) at the flow's next record boundary, in a segment TCP
+ * drops, seen by the NIC before the genuine segment.  The genuine bytes
+ * must never be marked with the forged record's keystream, whatever order
+ * the genuine segments then come in, and the flow must resync.
+ */
+static void test_injected_prefix(void)
+{
+	static const char * const name[] = {
+		"13-byte forged prefix, genuine segment next",
+		"13-byte forged prefix, genuine segment 3 frames late",
+		"2000-byte forged segment, genuine segment 2 frames late",
+		"forged header in old data while a gap is open",
+		"forged copy after the genuine record verified",
+		"forged prefix without the ACK flag",
+	};
+	int k;
+
+	for (k = 0; k < 6 && !cur_failed; k++) {
+		struct ro_t *t = ro_new(2000 + (u64)k, 0);
+		struct hw_flow_info fi, f0;
+		u32 seg = 1448, b = t->s.rec[8].off, e = t->s.rec[9].off;
+		u8 forged[2000];
+		struct rng r = { 77 + (u64)k };
+		u32 i;
+
+		for (i = 0; i < sizeof(forged); i++)
+			forged[i] = (u8)rng_next(&r);
+		memcpy(forged, "\x17\x03\x03\x40\x18", 5);
+		/* genuine, with a frame ending exactly at the boundary b */
+		ro_send_range(t, 0, b, seg);
+		hw_engine_flow_info(t->eng, t->h, &f0);
+		CHECK(f0.state == HW_FS_SYNC && f0.expected_seq == t->s.isn + b,
+		      "case %d: not in sync at the boundary", k);
+		switch (k) {
+		case 0:
+			ro_inject(t, b, forged, 13, 0x18);
+			ro_send_range(t, b, t->s.n, seg);
+			break;
+		case 1:
+			ro_inject(t, b, forged, 13, 0x18);
+			ro_send_range(t, b + seg, b + 4 * seg, seg);
+			ro_send(t, b, seg);
+			ro_send_range(t, b + 4 * seg, t->s.n, seg);
+			break;
+		case 2:
+			ro_inject(t, b, forged, 2000, 0x18);
+			ro_send_range(t, b + seg, b + 3 * seg, seg);
+			ro_send(t, b, seg);
+			ro_send_range(t, b + 3 * seg, t->s.n, seg);
+			break;
+		case 3:
+			/* hold [b, b + seg): the walk starts at the gap */
+			ro_send_range(t, b + seg, b + 3 * seg, seg);
+			memcpy(forged, "\x17\x03\x03\x00\x40", 5);
+			ro_inject(t, b, forged, 13, 0x18);
+			ro_send_range(t, b + 3 * seg, b + 4 * seg, seg);
+			ro_send(t, b, seg);
+			ro_send_range(t, b + 4 * seg, t->s.n, seg);
+			break;
+		case 4:
+			ro_send_range(t, b, e + seg, seg);
+			ro_inject(t, b, forged, 13, 0x18);
+			ro_send_range(t, e + seg, t->s.n, seg);
+			break;
+		default:
+			ro_inject(t, b, forged, 13, 0x08);
+			ro_send_range(t, b, t->s.n, seg);
+			break;
+		}
+		hw_engine_flow_info(t->eng, t->h, &fi);
+		fprintf(stderr,
+			"# injected prefix: %-54s conflict %llu mismatch %llu unanchored %llu no_ack %llu sync_lost %llu decrypted %llu/%d\n",
+			name[k], (unsigned long long)fi.stats.hdr_conflict,
+			(unsigned long long)fi.stats.copy_mismatch,
+			(unsigned long long)fi.stats.unanchored,
+			(unsigned long long)fi.stats.no_ack_frames,
+			(unsigned long long)fi.stats.sync_lost,
+			(unsigned long long)fi.stats.decrypted_records,
+			t->s.nrec);
+		CHECK(!t->marked_bad, "%s: %d genuine frames marked wrong",
+		      name[k], t->marked_bad);
+		if (k <= 2)
+			CHECK(fi.stats.hdr_conflict >= 1,
+			      "%s: forged prefix not detected", name[k]);
+		if (k == 4)
+			CHECK(fi.stats.copy_mismatch == 1 &&
+			      fi.stats.sync_lost == f0.stats.sync_lost,
+			      "%s: mismatch %llu, sync lost %llu -> %llu",
+			      name[k],
+			      (unsigned long long)fi.stats.copy_mismatch,
+			      (unsigned long long)f0.stats.sync_lost,
+			      (unsigned long long)fi.stats.sync_lost);
+		if (k == 5)
+			CHECK(fi.stats.no_ack_frames == 1 &&
+			      fi.stats.sync_lost == f0.stats.sync_lost,
+			      "%s: no_ack %llu, sync lost", name[k],
+			      (unsigned long long)fi.stats.no_ack_frames);
+		/* 30 records, the attack at record 8: resynced soon after */
+		CHECK(fi.state == HW_FS_SYNC &&
+		      fi.stats.decrypted_records >= f0.stats.decrypted_records + 16,
+		      "%s: %s, %llu records decrypted after", name[k],
+		      hw_flow_state_name(fi.state),
+		      (unsigned long long)(fi.stats.decrypted_records -
+					   f0.stats.decrypted_records));
+		ro_free(t);
+	}
+	tap("injected record prefix (issue 20 A): genuine frames never marked with a forged framing; detected; resynced");
+}
+
+/*
+ * Issue 20, D and E: a flow installed unsynced is anchored at the socket's
+ * stream position, so a stray segment far ahead at install does not take
+ * it; a run of contiguous frames beyond max_ahead (data TCP took that the
+ * NIC never saw) moves the flow there instead of leaving it stuck.
+ */
+static void test_anchor_and_far_run(void)
+{
+	struct ro_t *t = ro_new(2100, 0);
+	struct hw_flow_params fp;
+	struct hw_flow_info fi;
+	u32 seg = 1448, b = t->s.rec[2].off + 100;
+	u8 junk[1448];
+
+	/* D: reinstall unsynced mid-record, anchored at b */
+	hw_engine_flow_del(t->eng, t->h, NULL);
+	memset(&fp, 0, sizeof(fp));
+	frame_tuple(&t->fc, &fp.tuple);
+	hw_crypto_key_new(t->s.ep[0].key, 16, &fp.key);
+	memcpy(fp.salt, t->s.ep[0].salt, 4);
+	fp.stream_seq = t->s.isn + b;
+	fp.stream_known = true;
+	CHECK(!hw_engine_flow_add(t->eng, &fp, &t->h), "add unsynced");
+	memset(junk, 0x5a, sizeof(junk));
+	/* a stray segment 6 MiB ahead comes first */
+	ro_inject(t, b + (6u << 20), junk, sizeof(junk), 0x18);
+	ro_send_range(t, b, t->s.n, seg);
+	hw_engine_flow_info(t->eng, t->h, &fi);
+	CHECK(!t->marked_bad && fi.state == HW_FS_SYNC &&
+	      fi.stats.decrypted_records + 8 >= (u64)t->s.nrec,
+	      "D: anchored flow after a stray far frame: %s, %llu of %d decrypted, rearmed %llu",
+	      hw_flow_state_name(fi.state),
+	      (unsigned long long)fi.stats.decrypted_records, t->s.nrec,
+	      (unsigned long long)fi.stats.rearmed);
+	ro_free(t);
+
+	/* E: 256 KiB the NIC never saw, window 64 KiB */
+	t = ro_new(2101, 64 << 10);
+	{
+		struct stream_cfg sc = { .nrec = 60, .size_mode = 0, .klen = 16 };
+
+		ro_free(t);
+		t = ro_new_stream(2101, &sc, 7100, 64 << 10);
+	}
+	ro_send_range(t, 0, 10 * seg, seg);
+	ro_send_range(t, 10 * seg + (256u << 10), t->s.n, seg);
+	hw_engine_flow_info(t->eng, t->h, &fi);
+	CHECK(!t->marked_bad && fi.stats.far_reanchor == 1 &&
+	      fi.state == HW_FS_SYNC && fi.stats.decrypted_records >= 30,
+	      "E: far run: reanchor %llu, %s, %llu decrypted",
+	      (unsigned long long)fi.stats.far_reanchor,
+	      hw_flow_state_name(fi.state),
+	      (unsigned long long)fi.stats.decrypted_records);
+	ro_free(t);
+	tap("install anchor at the stream position (D); a contiguous run beyond the window re-anchors (E)");
+}
+
+/* Issue 20, F: VID 0 is a priority tag, the frame belongs to the untagged flow. */
+static void test_vid0(void)
+{
+	struct ro_t *t = ro_new(2200, 0);
+	struct hw_flow_info fi;
+
+	t->fc.vlan = true;
+	t->fc.vid0 = true;
+	ro_send_range(t, 0, t->s.n, 1448);
+	hw_engine_flow_info(t->eng, t->h, &fi);
+	CHECK(!t->marked_bad && fi.state == HW_FS_SYNC &&
+	      fi.stats.decrypted_records + 1 >= (u64)t->s.nrec,
+	      "VID 0 frames: %s, %llu of %d decrypted",
+	      hw_flow_state_name(fi.state),
+	      (unsigned long long)fi.stats.decrypted_records, t->s.nrec);
+	ro_free(t);
+	tap("VID 0 (priority-tagged) frames belong to the untagged flow (F)");
+}
+
 static void test_reorder_paths(void)
 {
 	/* 0: 16K records, late frame + duplicates; 1: small records, gap of
@@ -1531,7 +1737,13 @@ static void test_reorder_paths(void)
 				      "case %d round %d: not recovered (%s)", k,
 				      rounds, hw_flow_state_name(fi.state));
 				CHECK(!fi.reorder_pending, "still pending");
-				CHECK(fi.state == HW_FS_SYNC, "case %d: %s", k,
+				/*
+				 * A walk that caught up took the current
+				 * record's header from old data: SHADOW
+				 * until the next record verifies.
+				 */
+				CHECK(fi.state == HW_FS_SYNC ||
+				      fi.state == HW_FS_SHADOW, "case %d: %s", k,
 				      hw_flow_state_name(fi.state));
 				(void)dec_before;
 				continue;
@@ -1543,7 +1755,7 @@ static void test_reorder_paths(void)
 		CHECK(rounds >= 1, "case %d: no held round", k);
 		CHECK(!t->marked_bad, "case %d: marked frame wrong", k);
 		CHECK(fi.state == HW_FS_SYNC && !fi.stats.resync_ok &&
-		      fi.stats.decrypted_records + 3 * (u64)rounds + 3 >=
+		      fi.stats.decrypted_records + 4 * (u64)rounds + 3 >=
 		      (u64)t->s.nrec - 1 - (k == 1 ? 20 : 0),
 		      "case %d: %s, decrypted %llu of %d", k,
 		      hw_flow_state_name(fi.state),
@@ -1579,9 +1791,21 @@ int main(int argc, char **argv)
 		  .reorder = 0.03, .seeds = 4, .min_cov = -1,
 		  .expect_resync = true },
 		{ "reorder 5% cable hold 3, 16K records mss", { .nrec = 250, .size_mode = 0, .klen = 16, .nkeyup = 0 }, .family = 4,
-		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .seeds = 6, .min_cov = 0.90 },
+		  /*
+		   * 1.00 before issue 20: a walk that catches up now costs a
+		   * shadow record (its headers came from old data, which may
+		   * be injected), an untouched record passed encrypted;
+		   * measured 0.875-0.885 over the six seeds.
+		   */
+		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .seeds = 6, .min_cov = 0.85 },
 		{ "reorder 5% cable hold 3, random sizes", { .nrec = 300, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 6,
-		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .seeds = 6, .min_cov = 0.90 },
+		  /*
+		   * 1.00 before issue 20: a walk that catches up now costs a
+		   * shadow record (its headers came from old data, which may
+		   * be injected), an untouched record passed encrypted;
+		   * measured 0.875-0.885 over the six seeds.
+		   */
+		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .seeds = 6, .min_cov = 0.85 },
 		{ "reorder 5% hold 3, late-frame recovery off", { .nrec = 250, .size_mode = 0, .klen = 16, .nkeyup = 0 }, .family = 4,
 		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .no_reorder_recovery = true, .seeds = 6, .min_cov = -1,
 		  .expect_resync = true },
@@ -1656,6 +1880,9 @@ int main(int argc, char **argv)
 	test_crypto_fail();
 	test_far_ahead();
 	test_vlan_key();
+	test_injected_prefix();
+	test_anchor_and_far_run();
+	test_vid0();
 	for (i = 0; i < sizeof(scens) / sizeof(scens[0]); i++) {
 		if (only && !strstr(scens[i].name, only))
 			continue;

@@ -271,7 +271,7 @@ void frame_tuple(const struct frame_cfg *fc, struct hw_flow_tuple *t)
 	t->sport = fc->sport;
 	t->dport = fc->dport;
 	/* frame_build tags VLAN 42 */
-	t->vlan = fc->vlan ? (u16)(HW_VLAN_TAGGED | 42) : 0;
+	t->vlan = fc->vlan && !fc->vid0 ? (u16)(HW_VLAN_TAGGED | 42) : 0;
 }
 
 void frame_fix_csum(u8 *b, u32 len)
@@ -317,7 +317,7 @@ u32 frame_build(u8 *b, const struct frame_cfg *fc, u32 seq, u8 flags,
 	off = 12;
 	if (fc->vlan) {
 		hw_put_be16(b + off, 0x8100);
-		hw_put_be16(b + off + 2, 42);
+		hw_put_be16(b + off + 2, fc->vid0 ? 0xa000 : 42);
 		off += 4;
 	}
 	hw_put_be16(b + off, fc->family == 6 ? 0x86dd : 0x0800);

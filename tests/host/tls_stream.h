@@ -85,6 +85,7 @@ struct frame_cfg {
 	u8 saddr[16], daddr[16];
 	u16 sport, dport;
 	bool vlan;
+	bool vid0;		/* with vlan: VID 0, a priority tag (untagged flow) */
 	bool tsopt;		/* 12-byte TCP options */
 };
 
