@@ -64,6 +64,7 @@ stage: all
 	@rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/tests
 	@cp $(KMOD)/innova.ko $(STAGE)/
 	@cp $(BUILD)/userspace/innova-tls $(STAGE)/bin/
+	@cp $(BUILD)/userspace/innova-inject $(STAGE)/bin/
 	@cp -a tests/guest tests/faults $(STAGE)/tests/
 	@cp -a tests/report $(STAGE)/tests/
 	@cp -a userspace/*.sh $(STAGE)/bin/ 2>/dev/null || true
