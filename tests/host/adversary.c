@@ -1372,6 +1372,9 @@ static void run_exec(const struct exec *x, const u8 *skip, bool verbose,
  *  (R1) F carries a byte p of some genuine record's header or explicit
  *       nonce ([B, B+13) for a record boundary B) that differs from the
  *       sender's: F can steer framing or keystream;
+ *  (R0) when F reaches the NIC, genuine frames have brought every byte
+ *       before F's start: F is in order, no gap before it (a frame
+ *       beyond a hole could be held as suspect until the hole fills);
  *  (R2) F reaches the NIC before any genuine frame carrying p;
  *  (R3) the first genuine frame after F that brings bytes beyond F's end
  *       starts exactly at F's end, and no genuine frame carrying p comes
@@ -1383,6 +1386,21 @@ static void run_exec(const struct exec *x, const u8 *skip, bool verbose,
  * has candidates, and the same execution without the candidate frames
  * passes every invariant (checked by re-running it).
  */
+/* end of the contiguous stream prefix genuine frames before k brought */
+static s64 genuine_frontier(const struct exec *x, const u8 *skip, size_t k)
+{
+	u8 *seen = calloc(1, x->s.n + 1);
+	s64 end = 0;
+
+	for (size_t j = 0; j < k; j++)
+		if (!skip[j] && x->ev[j].genuine)
+			memset(seen + x->ev[j].off, 1, x->ev[j].len);
+	while (end < x->s.n && seen[end])
+		end++;
+	free(seen);
+	return end;
+}
+
 static bool residual_candidate(const struct exec *x, const u8 *skip,
 			       size_t k)
 {
@@ -1391,6 +1409,8 @@ static bool residual_candidate(const struct exec *x, const u8 *skip,
 	const u8 *fp = x->pool + f->pool;
 	s64 fend = (s64)f->off + f->len;
 
+	if (genuine_frontier(x, skip, k) < f->off)
+		return false;	/* R0 */
 	for (s64 o = f->off > 0 ? f->off : 0; o < fend && o < s->n; o++) {
 		int ri = stream_rec_at(s, (u32)o);
 		bool r2 = true;
