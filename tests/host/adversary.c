@@ -74,10 +74,10 @@
 #include "tls_stream.h"
 
 #define MSS		1448u
-#define RCV_WND		(64u << 10)	/* receive window TCP enforces */
-#define RMEM_MAX	(6u << 20)	/* the driver's max_ahead (tcp_rmem[2]) */
-#define RCV_SND_NXT	0x11223344u	/* receiver's snd_nxt: genuine ACK */
-#define TAIL_RECORDS	24		/* quiet records after the attacks */
+#define RCV_WND		(64u << 10)	/* TCP's receive window */
+#define RMEM_MAX	(6u << 20)	/* driver's max_ahead: tcp_rmem[2] */
+#define RCV_SND_NXT	0x11223344u	/* receiver's snd_nxt */
+#define TAIL_RECORDS	24		/* quiet records at the end */
 #define REC_PREFIX	13u		/* header + explicit nonce */
 #define TLS_TAG		16u
 #define MAX_ACTIONS	6
@@ -103,21 +103,21 @@ enum att_kind {
 			 * boundary, sent right when the sender reached it,
 			 * rejected ACK */
 	K_HDR13,	/* 13 bytes: forged header + nonce near a boundary */
-	K_MSS,		/* full-MSS segment with a forged header near one */
+	K_MSS,		/* full MSS, forged header near a boundary */
 	K_EXACT,	/* same seq/len as a genuine segment, framing forged */
-	K_DIFFCOPY,	/* copy of an upcoming genuine segment, bytes flipped */
-	K_HDRCHAIN,	/* forged 13-byte headers at the next few boundaries */
+	K_DIFFCOPY,	/* an upcoming genuine segment, bytes flipped */
+	K_HDRCHAIN,	/* 13-byte forgeries at the next few boundaries */
 	K_DUPOLD,	/* delivered data again, different bytes, ACK ok */
 	K_OLD,		/* far-behind data (before the install too) */
 	K_FAR,		/* one segment beyond the window */
 	K_FARRUN,	/* a contiguous run beyond max_ahead */
-	K_JUNK,		/* random bytes near the stream, dropped by ACK */
+	K_JUNK,		/* random bytes near the stream, bad/no ACK */
 	K_NKINDS
 };
 
 static const char *const kind_name[K_NKINDS] = {
-	"nexthdr", "hdr13", "mss", "exact", "diffcopy", "hdrchain", "dupold", "old",
-	"far", "farrun", "junk",
+	"nexthdr", "hdr13", "mss", "exact", "diffcopy", "hdrchain", "dupold",
+	"old", "far", "farrun", "junk",
 };
 
 /* why TCP drops an attack frame (checked against the TCP model) */
@@ -159,7 +159,7 @@ struct exec {
 	u32 kinds_allowed;	/* bit per attack kind */
 	/* natural fault rates of this execution (attack phase only) */
 	double loss, reorder, dup;
-	int seg_mode;		/* 0 MSS, 1 random, 2 mixed, 3 per record */
+	int seg_mode;		/* 0 MSS, 1 random, 2 mixed, 3 by record */
 };
 
 struct gseg {
@@ -361,7 +361,7 @@ static struct gseg *sender_schedule(struct exec *x, size_t *n_out)
 struct att_view {
 	u32 snd_max;		/* bytes the sender has sent */
 	u32 rcv_nxt;		/* TCP's next expected byte */
-	const u8 *have;		/* TCP holds byte (in order or out of order) */
+	const u8 *have;		/* bytes TCP holds, in order or not */
 	size_t gi;		/* index of the next genuine frame */
 };
 
@@ -434,7 +434,7 @@ static void forge_prefix(struct exec *x, u8 *p, u32 b, int ri)
 	}
 	hw_put_be16(p + 3, (u16)l);
 	if (ri >= 0 && b + REC_PREFIX <= s->n && rng_chance(r, 0.3))
-		memcpy(p + 5, s->wire + b + 5, 8);	/* the genuine nonce */
+		memcpy(p + 5, s->wire + b + 5, 8);	/* genuine nonce */
 	else
 		for (k = 0; k < 8; k++)
 			p[5 + k] = (u8)rng_next(r);
@@ -526,7 +526,7 @@ static void attack(struct exec *x, int action, u8 kind,
 					  len);
 		else
 			random_bytes(r, p, len);
-		/* the forged prefix where the attacker believes the boundary is */
+		/* the forged prefix where the attacker puts the boundary */
 		forge_prefix(x, p, s->rec[ri].off + delta,
 			     delta ? -1 : ri);
 		return;
@@ -890,7 +890,7 @@ struct run {
 	u32 req_seq;
 	u64 confirms;
 	int rec_i;		/* records completed */
-	u8 *rec_dev;		/* per record: 1 software, 2 NIC-decrypted */
+	u8 *rec_dev;		/* per record: 1 software, 2 NIC */
 	u8 *recbuf, *pt;
 	/* outcome */
 	enum fail_class fail;
@@ -1436,7 +1436,7 @@ static bool residual_candidate(const struct exec *x, const u8 *skip,
 			if (skip[j] || !g->genuine)
 				continue;
 			if (g->off <= o && o < gend)
-				break;		/* p's genuine copy came first */
+				break;	/* p's genuine copy came first */
 			if (gend > fend) {
 				if (g->off == fend)
 					return true;
@@ -1467,7 +1467,7 @@ struct tally {
 	u64 residual, residual_seeds[MAX_SHOW_SEEDS];
 	u64 err_kind[E_NKINDS];
 	u64 resume_hist[34];	/* 0..32, 33 = never */
-	u64 resume_unmeasured;	/* too few records after the disturbance */
+	u64 resume_unmeasured;	/* too few records after it */
 	u64 resume_by_kind[K_NKINDS][2];	/* runs, sum of records */
 	u64 execs, frames, attack_frames, records, nic_recs, mixed, sw;
 	u64 kind_execs[K_NKINDS];
