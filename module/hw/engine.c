@@ -186,16 +186,25 @@ static bool tuple_eq(const struct hw_flow_tuple *a,
 	       !memcmp(a->daddr, b->daddr, sizeof(a->daddr));
 }
 
+/*
+ * The flow of the previous frame is tried first (a NIC's flow cache): a
+ * burst of one flow skips the hash, a miss costs one port compare.
+ */
 static struct hw_flow *flow_lookup(struct hw_engine *eng,
 				   const struct hw_flow_tuple *t)
 {
-	u32 i = eng->buckets[tuple_hash(t) & (eng->nbuckets - 1)];
+	u32 i = eng->last_flow;
 
+	if (i && tuple_eq(&eng->flows[i - 1].t, t))
+		return &eng->flows[i - 1];
+	i = eng->buckets[tuple_hash(t) & (eng->nbuckets - 1)];
 	while (i) {
 		struct hw_flow *f = &eng->flows[i - 1];
 
-		if (tuple_eq(&f->t, t))
+		if (tuple_eq(&f->t, t)) {
+			eng->last_flow = i;
 			return f;
+		}
 		i = f->hnext;
 	}
 	return NULL;
@@ -268,12 +277,13 @@ void hw_chain_reset(struct hw_flow *f, u32 seq)
 	f->rec.crypto_err = false;
 	f->rec.fail = false;
 	f->rec.anchored = false;
-	f->rec.pfx_in_order = false;
+	f->rec.seal = 0;
 	f->rec.pfx_n = 0;
 	f->rec.key = NULL;
 	f->chain.next_req_idx = 0;
 	/* framing abandoned: its prefixes no longer steer anything */
 	memset(f->pfx, 0, sizeof(f->pfx));
+	f->pfx_settled = false;
 	f->keys.end_idx_valid = false;
 }
 
@@ -496,14 +506,13 @@ static bool record_header(struct hw_rx_ctx *cx, struct hw_flow *f)
 static void pfx_push(struct hw_flow *f, bool verified)
 {
 	struct hw_pfx *p = &f->pfx[f->pfx_head];
-	u8 i;
 
-	if (verified)
-		for (i = 0; i < HW_PFX_N; i++)
-			f->pfx[i].settled = true;
+	if (verified) {
+		f->pfx_settled = true;
+		f->pfx_settled_end = f->rec.seq + f->rec.len;
+	}
 	p->seq = f->rec.seq;
 	p->n = f->rec.pfx_n;
-	p->settled = verified;
 	memcpy(p->b, f->rec.hdr, sizeof(p->b));
 	f->pfx_head = (u8)((f->pfx_head + 1) % HW_PFX_N);
 }
@@ -547,7 +556,7 @@ static bool pfx_check(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq,
 
 		if (!pfx_differs(p->seq, p->b, p->n, seq, d, n))
 			continue;
-		if (!p->settled) {
+		if (!f->pfx_settled || !hw_seq_before(p->seq, f->pfx_settled_end)) {
 			conflict = true;
 			break;
 		}
@@ -637,7 +646,7 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.hole = false;
 	f->rec.anchored = false;
-	f->rec.pfx_in_order = false;
+	f->rec.seal = 0;
 	f->rec.pfx_n = 0;
 
 	if (!ok && !f->keys.cur.verified && f->keys.cur.from_update) {
@@ -658,11 +667,23 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 	}
 }
 
+/* a frame [seq, end) meets the prefix frame's start or end exactly */
+static void pfx_seal(struct hw_flow *f, u32 seq, u32 end)
+{
+	if (end == f->rec.pfx_start)
+		f->rec.seal |= 1;
+	if (seq == f->rec.pfx_end)
+		f->rec.seal |= 2;
+	if (f->rec.seal == 3)
+		f->rec.anchored = true;
+}
+
 /* the current record's prefix is complete in this frame */
 static void pfx_complete(struct hw_rx_ctx *cx, struct hw_flow *f)
 {
 	f->rec.anchored = cx->tag_ok;
-	f->rec.pfx_in_order = cx->in_order;
+	f->rec.seal = cx->in_order ? 1 : 0;
+	f->rec.pfx_start = cx->frame_start;
 	f->rec.pfx_end = cx->frame_end;
 }
 
@@ -1139,6 +1160,8 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		f->jump.old_run = 0;
 		f->jump.old_hi = f->far.from;
 	}
+	if (!f->rec.anchored && f->rec.pfx_n == HW_TLS_PREFIX)
+		pfx_seal(f, seq, end);
 	if (!hw_seq_after(end, f->exp_seq)) {
 		/* old data: never marked, but it may close a gap's chain */
 		HW_STAT_INC(eng, f, old_frames);
@@ -1152,11 +1175,9 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		c->events = cx.events;
 		return 0;
 	}
+	cx.frame_start = seq;
 	cx.frame_end = end;
 	cx.in_order = seq == f->exp_seq;
-	/* the frame after the prefix's continues it exactly: anchored */
-	if (cx.in_order && f->rec.pfx_in_order && seq == f->rec.pfx_end)
-		f->rec.anchored = true;
 	f->jump.pending = false;	/* new data: whatever jumped was real */
 	f->far.run = 0;
 	if (f->far.armed)
@@ -1303,6 +1324,8 @@ int hw_engine_flow_del(struct hw_engine *eng, u32 handle,
 		pp = &eng->flows[*pp - 1].hnext;
 	if (*pp)
 		*pp = f->hnext;
+	if (eng->last_flow == i)
+		eng->last_flow = 0;
 	reap_add(reap, &f->keys.cur.k);
 	reap_add(reap, &f->keys.nxt.k);
 	reap_add(reap, &f->keys.retired);

@@ -56,16 +56,17 @@ struct hw_record {
 	/*
 	 * Its prefix is anchored (docs/design.md, "The NIC sits in front of
 	 * TCP"): it completed in a frame that also carried a verified tag
-	 * before it, or in a frame that began exactly at the stream position
-	 * and that the next new frame continued exactly (pfx_end).  A prefix
-	 * from a frame that began ahead of the stream, or that the next frame
-	 * overlapped or left a gap after, may be an injected one: a hole or
+	 * before it, or in a frame [pfx_start, pfx_end) whose both ends other
+	 * frames meet exactly (one ended at pfx_start, one began at pfx_end:
+	 * seal bits 1 and 2), as the sender's segments do.  A lone injected
+	 * segment whose cut is not the sender's stays unanchored: a hole or
 	 * an overlap in such a record stops its decryption until a tag.
 	 */
 	bool anchored;
-	bool pfx_in_order;	/* its prefix frame began at the stream position */
+	u8 seal;
 	u8 pfx_n;		/* bytes of hdr[] taken from the stream */
-	u32 pfx_end;		/* where that frame ended */
+	u32 pfx_start;		/* the frame the prefix completed in */
+	u32 pfx_end;
 	u8 hdr[HW_TLS_PREFIX];	/* header and explicit nonce */
 	u64 idx;		/* chain index; rn = idx + rn_off */
 	struct hw_crypto_key *key;	/* the key its crypto uses */
@@ -93,7 +94,6 @@ struct hw_gcm_stream {
 struct hw_pfx {
 	u32 seq;
 	u8 n;			/* bytes known, 0 = empty slot */
-	bool settled;		/* a tag verified at or after this record */
 	u8 b[HW_TLS_PREFIX];
 };
 
@@ -209,6 +209,13 @@ struct hw_flow {
 	struct hw_gcm_stream gcm;
 	struct hw_pfx pfx[HW_PFX_N];	/* records framed before the current */
 	u8 pfx_head;
+	/*
+	 * A tag verified on the record ending at pfx_settled_end: every
+	 * framing decision before it was right (settled), whatever a later
+	 * copy of an earlier prefix says.
+	 */
+	bool pfx_settled;
+	u32 pfx_settled_end;
 	struct hw_chain chain;
 	struct hw_reorder ro;
 	struct hw_jump_watch jump;
@@ -236,6 +243,7 @@ struct hw_engine {
 	u32 free_head;		/* index + 1 */
 	struct hw_flow *flows;
 	u32 *buckets;		/* index + 1 */
+	u32 last_flow;		/* index + 1 of the last flow found, 0 = none */
 	bool reorder_recovery;	/* read late frames to regain sync */
 	u32 crypto_fail_next;	/* injected backend failures pending */
 	struct hw_stats st;
@@ -257,6 +265,7 @@ struct hw_rx_ctx {
 	bool tag_fail;
 	bool tag_ok;		/* a tag verified in this frame */
 	bool in_order;		/* the frame began at the stream position */
+	u32 frame_start;	/* seq of its first payload byte */
 	u32 frame_end;		/* seq after its last payload byte */
 	bool req;
 	u32 req_seq;
