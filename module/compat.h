@@ -45,4 +45,19 @@ innova_resync_async_end(struct sock *sk, struct tls_offload_resync_async *ra,
 #endif
 }
 
+/*
+ * Dropping a query the core still holds. Debian's 6.1 and 6.12 have the
+ * helper (it takes the struct in both); without it, clearing the request
+ * word is all it does.
+ */
+static inline void
+innova_resync_async_cancel(struct tls_offload_resync_async *ra)
+{
+#ifdef INNOVA_HAVE_RESYNC_ASYNC_CANCEL
+	tls_offload_rx_resync_async_request_cancel(ra);
+#else
+	atomic64_set(&ra->req, 0);
+#endif
+}
+
 #endif /* INNOVA_COMPAT_H */

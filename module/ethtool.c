@@ -46,6 +46,7 @@ const char innova_tls_stat_names[][ETH_GSTRING_LEN] = {
 	[INNOVA_TLS_ERR]		= "rx_tls_err",
 	[INNOVA_TLS_AUTH_FAIL]		= "rx_tls_auth_fail",
 	[INNOVA_TLS_RESYNC_ASYNC_REPLACED] = "rx_tls_resync_async_replaced",
+	[INNOVA_TLS_RESYNC_ASYNC_CANCEL] = "rx_tls_resync_async_cancel",
 	[INNOVA_TLS_DEVICE_NS]		= "rx_tls_device_ns",
 };
 

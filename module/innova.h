@@ -76,6 +76,7 @@ enum innova_tls_stat {
 	INNOVA_TLS_ERR,
 	INNOVA_TLS_AUTH_FAIL,
 	INNOVA_TLS_RESYNC_ASYNC_REPLACED,
+	INNOVA_TLS_RESYNC_ASYNC_CANCEL,
 	INNOVA_TLS_DEVICE_NS,	/* engine time: on real hardware, not the CPU's */
 	INNOVA_TLS_STAT_NUM
 };

@@ -438,8 +438,14 @@ static int innova_tls_dev_resync(struct net_device *netdev, struct sock *sk,
 		seq -= 4;
 	spin_lock_bh(&tp->lock);
 	err = hw_engine_flow_resync(tp->eng, flow->handle, seq, rn);
-	/* the core consumed our answer: the next query may start */
-	if (flow->mode == INNOVA_RESYNC_DRIVER_REQ_ASYNC) {
+	/*
+	 * The core consumed our answer: the next query may start. Only for
+	 * the answer in flight: an older one, replaced once the application
+	 * had read past it, can still reach here after NAPI started a newer
+	 * query, which then must keep its answer coming.
+	 */
+	if (flow->mode == INNOVA_RESYNC_DRIVER_REQ_ASYNC &&
+	    flow->async_answered && seq == flow->async_hw_seq) {
 		flow->async_busy = false;
 		flow->async_answered = false;
 	}
@@ -477,6 +483,34 @@ static bool innova_tls_async_stale(struct innova_tls_flow *flow,
 {
 	return flow->async_answered &&
 	       after(READ_ONCE(tcp_sk(sk)->copied_seq), flow->async_hw_seq);
+}
+
+/*
+ * The engine gave up the record chain an async query is about: it lost
+ * sync, took a forward jump back, or moved to a far run of frames. The
+ * query's header may be one TCP never delivers (a spoofed segment), so
+ * the core might never consume the answer, and every later request
+ * would be held back until the application reads past that seq. Drop it
+ * so the next request starts a query at once.
+ */
+#define INNOVA_ASYNC_CANCEL_EVENTS \
+	(HW_EV_SYNC_LOST | HW_EV_LOST_GAP | HW_EV_LOST_BAD_HEADER | \
+	 HW_EV_LOST_TAG | HW_EV_LOST_CRYPTO | HW_EV_LOST_CONFLICT | \
+	 HW_EV_REARMED | HW_EV_REANCHORED)
+
+static void innova_tls_async_cancel(struct innova_port *port,
+				    struct innova_tls_port *tp, u32 handle)
+{
+	struct innova_tls_flow *flow = innova_tls_find(tp, handle);
+
+	if (!flow || flow->mode != INNOVA_RESYNC_DRIVER_REQ_ASYNC ||
+	    !flow->async_busy)
+		return;
+	/* a pending work item finds the flow idle and sends no answer */
+	innova_resync_async_cancel(&flow->resync_async);
+	flow->async_busy = false;
+	flow->async_answered = false;
+	innova_tls_stat_inc(port, INNOVA_TLS_RESYNC_ASYNC_CANCEL);
 }
 
 /*
@@ -592,6 +626,9 @@ void innova_tls_rx(struct innova_port *port, struct sk_buff *skb)
 	if (decrypted)
 		memcpy(skb->data, tp->scratch, skb->len);
 	dev_ns = local_clock() - t0;
+	/* before a request in the same frame, which may start a new query */
+	if (c.events & INNOVA_ASYNC_CANCEL_EVENTS)
+		innova_tls_async_cancel(port, tp, c.flow);
 	if (c.resync_req)
 		innova_tls_resync_request(port, tp, &c);
 	if (c.events & HW_EV_KEY_REFRESH_NEEDED) {

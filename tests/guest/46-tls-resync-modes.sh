@@ -14,17 +14,19 @@ setup_pair
 echo bogus > "$PORT_B/tls_resync_mode" 2>/dev/null && die "bogus mode accepted"
 echo 0 > "$PORT_B/tls_reorder_recovery" || die "tls_reorder_recovery"
 BYTES=${BYTES:-8M}
-# async_accounted NAME: no live answer was overwritten. Each _end was
-# consumed by the core (TlsRxDeviceResync) or replaced once the application
-# had read past its header; at most the last one is still outstanding when
-# the connection closes. (Clearing the query's busy flag at _end instead of
-# at consumption fails this: 5 answers, 1 consumed, 4 lost.)
+# async_accounted NAME: no live query was overwritten. Each _start was
+# answered and consumed by the core (TlsRxDeviceResync), replaced once the
+# application had read past its header, or cancelled because the engine
+# gave up its chain; at most the last one is still outstanding when the
+# connection closes. (Clearing the query's busy flag at _end instead of at
+# consumption fails this: 5 answers, 1 consumed, 4 lost.)
 async_accounted() {
-	end=$(delta $1 rx_tls_resync_req_end) repl=$(delta $1 rx_tls_resync_async_replaced)
+	start=$(delta $1 rx_tls_resync_req_start) repl=$(delta $1 rx_tls_resync_async_replaced)
+	cancel=$(delta $1 rx_tls_resync_async_cancel)
 	core=$(jr .tls_stat.TlsRxDeviceResync)
-	left=$(( end - core - repl ))
+	left=$(( start - core - repl - cancel ))
 	[ "$left" -ge 0 ] && [ "$left" -le 1 ] ||
-		die "$1: $end answers, $core consumed, $repl replaced: $left unaccounted"
+		die "$1: $start queries, $core consumed, $repl replaced, $cancel cancelled: $left unaccounted"
 }
 for mode in driver_req core_next_hint driver_req_async; do
 	echo $mode > "$PORT_B/tls_resync_mode" || die "set resync mode $mode"
