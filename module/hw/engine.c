@@ -1167,7 +1167,7 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		HW_STAT_INC(eng, f, old_frames);
 		pfx_check(&cx, f, seq, frame + poff, plen);
 		if (f->ro.valid) {
-			hw_ro_feed(f, seq, frame + poff, plen);
+			hw_ro_feed(f, seq, frame + poff, plen, false);
 			hw_ro_try(&cx, f);
 		}
 		if (f->jump.pending || f->far.armed)
@@ -1187,7 +1187,7 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 
 		HW_STAT_INC(eng, f, overlap_frames);
 		if (!pfx_check(&cx, f, seq, frame + poff, skip) && f->ro.valid) {
-			hw_ro_feed(f, seq, frame + poff, skip);
+			hw_ro_feed(f, seq, frame + poff, skip, false);
 			hw_ro_try(&cx, f);
 		}
 		/*

@@ -140,6 +140,8 @@ struct hw_reorder {
 	u32 seq;		/* walked record: header seq */
 	u64 rn;			/* and its record number */
 	u64 end_rn;		/* a walked CCS ends the key here */
+	/* a header byte came from a frame that did not fill a gap exactly */
+	bool weak;
 	struct hw_ro_gap gap[HW_RO_GAPS];
 };
 
@@ -371,7 +373,8 @@ void hw_ro_cancel(struct hw_flow *f);
 void hw_ro_start(struct hw_flow *f, u32 seq);
 void hw_ro_add_gap(struct hw_flow *f, u32 seq);
 void hw_ro_post(struct hw_flow *f, u32 seq, const u8 *d, u32 n);
-void hw_ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n);
+void hw_ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n,
+		bool trusted);
 void hw_ro_try(struct hw_rx_ctx *cx, struct hw_flow *f);
 
 #endif /* INNOVA_HW_ENGINE_PRIV_H */

@@ -31,17 +31,22 @@
  * old data, which TCP may not deliver (an injected segment with a forged
  * header looks just like a late one), so they never decide where a record
  * the engine decrypts starts, nor its nonce:
- *  - caught up: the current record's header and nonce are the walk's, so
- *    the flow resumes in SHADOW (the next whole record verifies before
- *    anything is marked again) and the current record is followed;
+ *  - caught up: the current record's header and nonce are the walk's.  If
+ *    every header byte the walk read came from a late frame that filled
+ *    a gap exactly (its cut is the sender's: the anchoring rule of
+ *    engine_priv.h, struct hw_record) or from new data, the flow resumes
+ *    as below; otherwise (a piece of a frame, a duplicate cut elsewhere:
+ *    possibly injected) in SHADOW, the next whole record verifying before
+ *    anything is marked again, the current record followed.  The walked
+ *    prefix is kept as the current record's, so a later copy that
+ *    contradicts it drops sync (rx_tls_hdr_conflict);
  *  - connected: the current record and its nonce are the ones the engine
  *    framed from new data; the walk only gave the record number, which
  *    does not enter the keystream (TLS 1.2 nonces are explicit) and which
  *    every tag checks (it is in the AAD).  A flow that was SYNC before the
  *    gap, with a verified key, resumes in SYNC; the current record's rest
  *    is decrypted without tag check (DECNA: it is mixed anyway) only if
- *    its prefix is anchored (engine_priv.h, struct hw_record), else it is
- *    followed.
+ *    its prefix is anchored, else it is followed.
  * State: fixed size per flow (struct hw_reorder).
  *
  * engine.c drives the walk: a gap starts it (hw_ro_start()) or adds to it
@@ -92,6 +97,7 @@ void hw_ro_start(struct hw_flow *f, u32 seq)
 	memcpy(f->ro.pre, f->rec.hdr, f->ro.pn);
 	f->ro.rn = f->rec.idx + f->rn_off;
 	f->ro.end_rn = HW_NO_END;
+	f->ro.weak = false;
 	f->ro.ngap = 1;
 	g->start = f->exp_seq;
 	g->end = seq;
@@ -145,9 +151,24 @@ static void ro_advance(struct hw_flow *f)
 	}
 }
 
-/* stream bytes [seq, seq + n) (late data or kept bytes) for the walk */
-void hw_ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n)
+/* does [seq, seq + n) fill one of the walk's gaps exactly? */
+static bool ro_fills_gap(const struct hw_flow *f, u32 seq, u32 n)
 {
+	u8 i;
+
+	for (i = 0; i < f->ro.ngap; i++)
+		if (f->ro.gap[i].start == seq && f->ro.gap[i].end == seq + n)
+			return true;
+	return false;
+}
+
+/*
+ * Stream bytes [seq, seq + n) for the walk: a late frame, the old part of
+ * one, or kept bytes (new data, trusted).
+ */
+void hw_ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n, bool trusted)
+{
+	trusted = trusted || ro_fills_gap(f, seq, n);
 	for (;;) {
 		u32 o, m;
 
@@ -159,6 +180,8 @@ void hw_ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n)
 			return;
 		m = hw_min_u32(n - o, (u32)HW_TLS_PREFIX - f->ro.pn);
 		memcpy(f->ro.pre + f->ro.pn, d + o, m);
+		if (!trusted)
+			f->ro.weak = true;
 		if (f->ro.pn < HW_TLS_HDR && f->ro.pn + m >= HW_TLS_HDR &&
 		    !hw_tls_hdr_parsable(f->ro.pre)) {
 			/* the kernel will fail it too */
@@ -188,15 +211,16 @@ static void ro_resume(struct hw_rx_ctx *cx, struct hw_flow *f, bool sync)
 	cx->events |= HW_EV_REORDER_RECOVERED | (sync ? HW_EV_SYNCED : 0);
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.key = NULL;
-	if (!f->rec.pos || !sync || f->rec.pfx_n < HW_TLS_PREFIX ||
-	    f->rec.hole || !f->rec.anchored)
+	if (!f->rec.pos || !sync || f->rec.hole || !f->rec.anchored ||
+	    f->rec.pfx_n < hw_min_u32(f->rec.pos, HW_TLS_PREFIX))
 		return;
 	ks = hw_select_key(cx, f, f->rec.idx + f->rn_off);
 	if (!ks || !ks->verified || f->state != HW_FS_SYNC)
 		return;
 	f->rec.key = ks->k;
 	f->rec.mode = HW_RM_DECNA;
-	hw_gcm_init(cx, f, ks->salt);
+	if (f->rec.pos >= HW_TLS_PREFIX)
+		hw_gcm_init(cx, f, ks->salt);
 }
 
 /* the walk reached a header the engine followed (chain index idx) */
@@ -228,13 +252,15 @@ static void ro_catch_up(struct hw_rx_ctx *cx, struct hw_flow *f)
 	if (f->ro.pn >= HW_TLS_HDR)
 		f->rec.len = HW_TLS_HDR + hw_get_be16(f->ro.pre + 3);
 	memcpy(f->rec.hdr, f->ro.pre, f->ro.pn);
+	f->rec.pfx_n = f->ro.pn;
+	f->rec.anchored = !f->ro.weak;
 	f->rn_off = f->ro.rn;
 	f->rn_known = true;
 	f->ncarry = 0;
 	if (rpos)
 		hw_ring_push(f->chain.ring, &f->chain.ring_n,
 			     &f->chain.ring_head, HW_RING_N, f->rec.seq, 0);
-	ro_resume(cx, f, false);
+	ro_resume(cx, f, !f->ro.weak);
 }
 
 static bool ro_in_gap(const struct hw_flow *f, u32 p)
@@ -286,7 +312,7 @@ void hw_ro_try(struct hw_rx_ctx *cx, struct hw_flow *f)
 			struct hw_ro_gap *g = &f->ro.gap[i];
 
 			if (p - g->end < g->npost) {
-				hw_ro_feed(f, g->end, g->post, g->npost);
+				hw_ro_feed(f, g->end, g->post, g->npost, true);
 				again = f->ro.valid && (f->ro.pn != pn0 ||
 							f->ro.seq != s0);
 				break;
