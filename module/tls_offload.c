@@ -20,6 +20,7 @@
  * freed after a grace period (call_rcu), never waited for.
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/rcupdate.h>
 #include <linux/ipv6.h>
@@ -109,6 +110,7 @@ struct innova_tls_port {
 	 */
 	struct list_head	flows;
 	atomic_t		fail_next_add;	/* injected firmware errors */
+	unsigned int		add_delay_ms;	/* a slow add command (tests) */
 	enum innova_resync_mode	resync_mode;	/* for new flows */
 	struct work_struct	refresh_work;
 	struct innova_port	*port;
@@ -169,15 +171,86 @@ static int innova_tls_tuple(struct sock *sk, struct hw_flow_tuple *t)
 }
 
 /*
- * Copy len bytes at TCP seq from the socket's receive queue, starting the
- * search at *pos (NULL: the head) and leaving it at the skb that held the
+ * What the NIC passed before the flow existed: the receive queue holds
+ * [copied_seq, rcv_nxt), and the backlog the segments softirq appended
+ * while the caller (setsockopt) held the socket. Backlog skbs are raw,
+ * not yet TCP-processed: only the in-order run after rcv_nxt counts, and
+ * only segments TCP will take, as far as that can be told now.
+ */
+struct innova_tls_stream {
+	struct sock	*sk;
+	u32		rcv_nxt;	/* end of the receive queue */
+	u32		end;		/* end of the contiguous data */
+	struct sk_buff	*stop;		/* first backlog skb not in the run */
+	struct sk_buff	*qpos, *bpos;	/* read cursors */
+};
+
+/*
+ * A backlog skb still starts with its TCP header (tcp_add_backlog()).
+ * false: no payload, or a segment TCP drops before it reads the data
+ * (SYN, RST, no ACK, an ACK of data never sent or too old to be one).
+ */
+static bool innova_tls_backlog_data(struct sock *sk, const struct sk_buff *skb,
+				    u32 *seq, u32 *off, u32 *len)
+{
+	const struct tcphdr *th = (const struct tcphdr *)skb->data;
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u8 flags = TCP_SKB_CB(skb)->tcp_flags;
+	u32 ack = TCP_SKB_CB(skb)->ack_seq;
+
+	if ((flags & (TCPHDR_SYN | TCPHDR_RST)) || !(flags & TCPHDR_ACK))
+		return false;
+	if (after(ack, tp->snd_nxt) ||
+	    before(ack, tp->snd_una - tp->max_window))
+		return false;
+	*off = th->doff * 4;
+	if (skb->len <= *off)
+		return false;
+	*seq = TCP_SKB_CB(skb)->seq;
+	*len = skb->len - *off;
+	return true;
+}
+
+/*
+ * The end of the contiguous data from copied_seq: the receive queue, then
+ * backlog segments in list order, the way TCP will process them. A
+ * segment wholly before the end is a duplicate (the first copy wins); the
+ * first one beyond it, or beyond the window, ends the run.
+ */
+static void innova_tls_stream_init(struct innova_tls_stream *st,
+				   struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 wnd_end = tp->rcv_wup + tp->rcv_wnd;
+	struct sk_buff *skb;
+	u32 seq, off, len;
+
+	memset(st, 0, sizeof(*st));
+	st->sk = sk;
+	st->rcv_nxt = tp->rcv_nxt;
+	st->end = st->rcv_nxt;
+	for (skb = sk->sk_backlog.head; skb; skb = skb->next) {
+		if (!innova_tls_backlog_data(sk, skb, &seq, &off, &len))
+			continue;
+		if (!after(seq + len, st->end))
+			continue;
+		if (after(seq, st->end) || !before(seq, wnd_end))
+			break;
+		st->end = seq + len;
+	}
+	st->stop = skb;
+}
+
+/*
+ * Copy len bytes at TCP seq from the receive queue, starting the search
+ * at st->qpos (NULL: the head) and leaving it at the skb that held the
  * last byte, so a walk over increasing seqs visits each skb once.
  */
-static int innova_tls_queue_read(struct sock *sk, struct sk_buff **pos,
-				 u32 seq, u8 *buf, u32 len)
+static int innova_tls_queue_read(struct innova_tls_stream *st, u32 seq,
+				 u8 *buf, u32 len)
 {
-	struct sk_buff_head *q = &sk->sk_receive_queue;
-	struct sk_buff *skb = *pos ? *pos : skb_peek(q);
+	struct sk_buff_head *q = &st->sk->sk_receive_queue;
+	struct sk_buff *skb = st->qpos ? st->qpos : skb_peek(q);
 
 	for (; skb && skb != (struct sk_buff *)q; skb = skb->next) {
 		u32 start = TCP_SKB_CB(skb)->seq, off, n;
@@ -190,7 +263,7 @@ static int innova_tls_queue_read(struct sock *sk, struct sk_buff **pos,
 		n = min(len, skb->len - off);
 		if (skb_copy_bits(skb, off, buf, n))
 			return -EFAULT;
-		*pos = skb;
+		st->qpos = skb;
 		buf += n;
 		seq += n;
 		len -= n;
@@ -201,26 +274,71 @@ static int innova_tls_queue_read(struct sock *sk, struct sk_buff **pos,
 }
 
 /*
- * Bytes in [copied_seq, rcv_nxt) reached the socket before the flow was
- * installed: they went past the NIC untouched and the core decrypts them
- * in software. Their record headers say where the first record the NIC
- * will see from its start begins, and its number; then the engine starts
- * in sync there instead of stream-scanning and asking for a resync. The
- * caller (setsockopt) holds the socket lock, so the receive queue stays
- * as it is (softirq queues to the backlog meanwhile). false: a header
- * straddles rcv_nxt or does not look like TLS 1.2; start unsynced.
+ * The same from the backlog's run: each byte from the first segment in
+ * list order that holds it, the copy TCP keeps. That segment never lies
+ * before the one that held the byte before it, so the cursor only moves
+ * on.
  */
-static bool innova_tls_next_record(struct sock *sk, u32 seq, u64 rn,
-				   u32 *next_seq, u64 *next_rn)
+static int innova_tls_backlog_read(struct innova_tls_stream *st, u32 seq,
+				   u8 *buf, u32 len)
 {
-	u32 end = READ_ONCE(tcp_sk(sk)->rcv_nxt);
-	struct sk_buff *pos = NULL;
+	struct sk_buff *skb = st->bpos ? st->bpos : st->sk->sk_backlog.head;
+	u32 start, off, n, avail;
+
+	for (; skb && skb != st->stop; skb = skb->next) {
+		if (!innova_tls_backlog_data(st->sk, skb, &start, &off, &avail))
+			continue;
+		if (before(seq, start) || !before(seq, start + avail))
+			continue;
+		n = min(len, start + avail - seq);
+		if (skb_copy_bits(skb, off + seq - start, buf, n))
+			return -EFAULT;
+		st->bpos = skb;
+		buf += n;
+		seq += n;
+		len -= n;
+		if (!len)
+			return 0;
+	}
+	return -ENODATA;
+}
+
+static int innova_tls_stream_read(struct innova_tls_stream *st, u32 seq,
+				  u8 *buf, u32 len)
+{
+	u32 n;
+	int err;
+
+	if (before(seq, st->rcv_nxt)) {
+		n = min(len, st->rcv_nxt - seq);
+		err = innova_tls_queue_read(st, seq, buf, n);
+		if (err || n == len)
+			return err;
+		seq += n;
+		buf += n;
+		len -= n;
+	}
+	return innova_tls_backlog_read(st, seq, buf, len);
+}
+
+/*
+ * The data from copied_seq to st->end went past the NIC untouched, and
+ * the core decrypts it in software. Its record headers say where the
+ * first record at or after st->end begins, and its number: the engine
+ * starts in sync there (ahead of st->end: the engine follows the stream
+ * to it) instead of stream-scanning and asking for a resync. A header is
+ * readable as long as its 5 bytes are in the data, even when its record
+ * runs past the end. false: a header straddles the end, or one does not
+ * look like TLS 1.2; the flow starts unsynced, still anchored at the end.
+ */
+static bool innova_tls_next_record(struct innova_tls_stream *st, u32 seq,
+				   u64 rn, u32 *next_seq, u64 *next_rn)
+{
 	u8 hdr[TLS_HEADER_SIZE];
 
-	sock_owned_by_me(sk);
-	while (before(seq, end)) {
-		if (end - seq < TLS_HEADER_SIZE ||
-		    innova_tls_queue_read(sk, &pos, seq, hdr, sizeof(hdr)))
+	while (before(seq, st->end)) {
+		if (st->end - seq < TLS_HEADER_SIZE ||
+		    innova_tls_stream_read(st, seq, hdr, sizeof(hdr)))
 			return false;
 		/* the same header test the engine follows records with */
 		if (!hw_tls_hdr_plausible(hdr))
@@ -259,10 +377,11 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	struct tls12_crypto_info_aes_gcm_256 *gcm256;
 	struct tls12_crypto_info_aes_gcm_128 *gcm128;
 	struct hw_flow_params params = {};
+	struct innova_tls_stream st;
 	struct innova_tls_flow *flow;
 	const u8 *key, *salt, *rec_seq;
 	u64 t0 = ktime_get_ns();
-	unsigned int keylen;
+	unsigned int keylen, delay;
 	int err;
 
 	if (direction != TLS_OFFLOAD_CTX_DIR_RX || !tp)
@@ -317,22 +436,49 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	params.max_ahead = innova_tls_max_ahead(sk);
 	params.start_seq = start_offload_tcp_sn;
 	params.start_rn = be64_to_cpu(get_unaligned((__be64 *)rec_seq));
-	params.start_synced = innova_tls_next_record(sk, start_offload_tcp_sn,
+	memcpy(params.salt, salt, sizeof(params.salt));
+
+	/*
+	 * debugfs tls_add_delay_ms: a slow firmware command. The socket is
+	 * owned meanwhile, so a sender's segments pile up in its backlog,
+	 * past the NIC before the flow exists, as under load.
+	 */
+	delay = READ_ONCE(tp->add_delay_ms);
+	if (delay)
+		msleep(delay);
+
+	/*
+	 * The caller owns the socket, so the receive queue stays as it is,
+	 * but softirq keeps appending to the backlog under the socket's
+	 * spinlock. The port lock, held from the look at the data to the
+	 * install, means every frame the engine passes meanwhile either is
+	 * in that data or meets the flow. The socket's lock comes first:
+	 * tls_dev_resync() takes the port lock under it.
+	 */
+	sock_owned_by_me(sk);
+	spin_lock_bh(&sk->sk_lock.slock);
+	spin_lock(&tp->lock);
+	innova_tls_stream_init(&st, sk);
+	params.stream_seq = st.end;
+	params.stream_known = true;
+	params.start_synced = innova_tls_next_record(&st, start_offload_tcp_sn,
 						     params.start_rn,
 						     &params.start_seq,
 						     &params.start_rn);
-	memcpy(params.salt, salt, sizeof(params.salt));
-
-	spin_lock_bh(&tp->lock);
 	err = hw_engine_flow_add(tp->eng, &params, &flow->handle);
 	if (!err) {
 		list_add_tail(&flow->node, &tp->flows);
 		tp->adds++;
 		tp->add_ns += ktime_get_ns() - t0;
 	}
-	spin_unlock_bh(&tp->lock);
+	spin_unlock(&tp->lock);
+	spin_unlock_bh(&sk->sk_lock.slock);
 	trace_innova_tls_flow_add(port->index, flow->handle, params.start_seq,
-				  params.start_rn, params.start_synced, err);
+				  params.start_rn, params.start_synced,
+				  params.stream_seq - start_offload_tcp_sn,
+				  params.stream_seq - st.rcv_nxt,
+				  params.start_synced ?
+				  params.start_seq - params.stream_seq : 0, err);
 	if (err) {
 		hw_crypto_key_free(params.key);
 		goto err_free;
@@ -800,6 +946,27 @@ static int innova_tls_fail_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_fail_fops, innova_tls_fail_get,
 			 innova_tls_fail_set, "%llu\n");
 
+static int innova_tls_add_delay_get(void *data, u64 *val)
+{
+	struct innova_tls_port *tp = data;
+
+	*val = READ_ONCE(tp->add_delay_ms);
+	return 0;
+}
+
+/* Up to 10 s: the add runs in the caller's setsockopt(). */
+static int innova_tls_add_delay_set(void *data, u64 val)
+{
+	struct innova_tls_port *tp = data;
+
+	if (val > 10000)
+		return -EINVAL;
+	WRITE_ONCE(tp->add_delay_ms, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_add_delay_fops, innova_tls_add_delay_get,
+			 innova_tls_add_delay_set, "%llu\n");
+
 static int innova_tls_recovery_get(void *data, u64 *val)
 {
 	struct innova_tls_port *tp = data;
@@ -1030,6 +1197,8 @@ void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir)
 	debugfs_create_file("tls_flows", 0400, dir, tp, &innova_tls_flows_fops);
 	debugfs_create_file_unsafe("tls_fail_next_add", 0600, dir, tp,
 				   &innova_tls_fail_fops);
+	debugfs_create_file_unsafe("tls_add_delay_ms", 0600, dir, tp,
+				   &innova_tls_add_delay_fops);
 	debugfs_create_file_unsafe("tls_crypto_fail_next", 0600, dir, tp,
 				   &innova_tls_crypto_fail_fops);
 	debugfs_create_file("tls_key_update", 0200, dir, tp,

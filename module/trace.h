@@ -13,25 +13,38 @@
 
 #include <innova/hw_engine.h>
 
+/*
+ * passed: bytes from copied_seq the NIC let through before the flow
+ * existed (receive queue and backlog); backlog: those in the backlog;
+ * ahead: how far the start lies beyond them (a record straddled their end).
+ */
 TRACE_EVENT(innova_tls_flow_add,
 	    TP_PROTO(int port, u32 handle, u32 start_seq, u64 start_rn,
-		     bool synced, int err),
-	    TP_ARGS(port, handle, start_seq, start_rn, synced, err),
+		     bool synced, u32 passed, u32 backlog, u32 ahead, int err),
+	    TP_ARGS(port, handle, start_seq, start_rn, synced, passed, backlog,
+		    ahead, err),
 	    TP_STRUCT__entry(__field(int, port)
 			     __field(u32, handle)
 			     __field(u32, start_seq)
 			     __field(u64, start_rn)
 			     __field(bool, synced)
+			     __field(u32, passed)
+			     __field(u32, backlog)
+			     __field(u32, ahead)
 			     __field(int, err)),
 	    TP_fast_assign(__entry->port = port;
 			   __entry->handle = handle;
 			   __entry->start_seq = start_seq;
 			   __entry->start_rn = start_rn;
 			   __entry->synced = synced;
+			   __entry->passed = passed;
+			   __entry->backlog = backlog;
+			   __entry->ahead = ahead;
 			   __entry->err = err;),
-	    TP_printk("port%d flow=%u start_seq=%u start_rn=%llu synced=%d err=%d",
+	    TP_printk("port%d flow=%u start_seq=%u start_rn=%llu synced=%d err=%d passed=%u backlog=%u ahead=%u",
 		      __entry->port, __entry->handle, __entry->start_seq,
-		      __entry->start_rn, __entry->synced, __entry->err)
+		      __entry->start_rn, __entry->synced, __entry->err,
+		      __entry->passed, __entry->backlog, __entry->ahead)
 );
 
 TRACE_EVENT(innova_tls_flow_del,
