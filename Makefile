@@ -31,7 +31,8 @@ GUEST_TIMEOUT ?= 1500
 export KVER
 
 .PHONY: all deps module userspace image stage guest shell test demo check \
-	fuzz bench bench-guest soak coverage report host-test test-debug clean install modules_install load insmod
+	fuzz bench bench-guest soak coverage report host-test test-debug fresh-check \
+	clean install modules_install load insmod
 
 all: module userspace
 
@@ -147,8 +148,19 @@ bench-guest: export INNOVA_GUEST_CMD = modprobe innova || exit 1; \
 bench-guest: deps image stage
 	@$(call run-guest,--timeout $(GUEST_TIMEOUT))
 
+# Fresh-machine rehearsal (issue 21, not part of make test): a clean
+# Debian 12 root (debootstrap minbase + make, cached under build/fresh) with
+# a clean clone of HEAD bind-mounted, running make demo, make host-test and
+# one short guest test as a new user would; every package from deps.sh.
+# FRESH_REF=<commit> rehearses another commit, FRESH_GUEST_TEST the test.
+fresh-check:
+	@FRESH_DIR=$(BUILD)/fresh $(if $(FRESH_REF),FRESH_REF=$(FRESH_REF)) \
+		$(if $(FRESH_GUEST_TEST),FRESH_GUEST_TEST='$(FRESH_GUEST_TEST)') \
+		$(ROOT)/qemu-image/fresh-check.sh
+
 fuzz:
 	$(MAKE) -C tests/host fuzz BUILD=$(BUILD)
+	$(MAKE) -C tests/host adversary-long BUILD=$(BUILD)
 
 bench:
 	$(MAKE) -C tests/host bench BUILD=$(BUILD)

@@ -633,16 +633,17 @@ static bool innova_tls_async_stale(struct innova_tls_flow *flow,
 
 /*
  * The engine gave up the record chain an async query is about: it lost
- * sync, took a forward jump back, or moved to a far run of frames. The
- * query's header may be one TCP never delivers (a spoofed segment), so
- * the core might never consume the answer, and every later request
- * would be held back until the application reads past that seq. Drop it
- * so the next request starts a query at once.
+ * sync, gave up the candidate chain it asked about, took a forward jump
+ * back, or moved to a far run of frames. The query's header may be one
+ * TCP never delivers (a spoofed segment), so the core might never consume
+ * the answer, and every later request would be held back until the
+ * application reads past that seq. Drop it so the next request starts a
+ * query at once.
  */
 #define INNOVA_ASYNC_CANCEL_EVENTS \
 	(HW_EV_SYNC_LOST | HW_EV_LOST_GAP | HW_EV_LOST_BAD_HEADER | \
 	 HW_EV_LOST_TAG | HW_EV_LOST_CRYPTO | HW_EV_LOST_CONFLICT | \
-	 HW_EV_REARMED | HW_EV_REANCHORED)
+	 HW_EV_REARMED | HW_EV_REANCHORED | HW_EV_CHAIN_DROPPED)
 
 static void innova_tls_async_cancel(struct innova_port *port,
 				    struct innova_tls_port *tp, u32 handle)

@@ -145,6 +145,8 @@ struct hw_stats {
 #define HW_EV_LOST_CONFLICT		0x800u
 /* the stream moved to a run of contiguous frames beyond max_ahead */
 #define HW_EV_REANCHORED		0x1000u
+/* a candidate chain (TRACK, resync requested) was given up */
+#define HW_EV_CHAIN_DROPPED		0x2000u
 
 struct hw_rx_completion {
 	u32 flow;		/* flow handle, 0 = none */

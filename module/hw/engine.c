@@ -293,6 +293,8 @@ static void lose_sync_search(struct hw_rx_ctx *cx, struct hw_flow *f, u32 why)
 	if (f->state != HW_FS_SEARCH && f->state != HW_FS_TRACK) {
 		HW_STAT_INC(cx->eng, f, sync_lost);
 		cx->events |= why;
+	} else if (f->state == HW_FS_TRACK) {
+		cx->events |= HW_EV_CHAIN_DROPPED;
 	}
 	hw_set_state(cx, f, HW_FS_SEARCH);
 	hw_chain_reset(f, f->exp_seq);
@@ -568,6 +570,7 @@ static bool pfx_check(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq,
 	cx->markable = false;
 	hw_ro_cancel(f);
 	if (f->state == HW_FS_TRACK) {
+		cx->events |= HW_EV_CHAIN_DROPPED;
 		hw_set_state(cx, f, HW_FS_SEARCH);
 		hw_chain_reset(f, f->exp_seq);
 		f->ncarry = 0;
