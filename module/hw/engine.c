@@ -277,7 +277,7 @@ void hw_chain_reset(struct hw_flow *f, u32 seq)
 	f->rec.crypto_err = false;
 	f->rec.fail = false;
 	f->rec.anchored = false;
-	f->rec.seal = 0;
+	f->rec.seal = false;
 	f->rec.pfx_n = 0;
 	f->rec.key = NULL;
 	f->chain.next_req_idx = 0;
@@ -649,7 +649,7 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.hole = false;
 	f->rec.anchored = false;
-	f->rec.seal = 0;
+	f->rec.seal = false;
 	f->rec.pfx_n = 0;
 
 	if (!ok && !f->keys.cur.verified && f->keys.cur.from_update) {
@@ -670,24 +670,33 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 	}
 }
 
-/* a frame [seq, end) meets the prefix frame's start or end exactly */
-static void pfx_seal(struct hw_flow *f, u32 seq, u32 end)
+/*
+ * A frame [seq, end) begins exactly where the prefix frame ended.  Its
+ * start only counts if that frame came in order: one that came ahead of a
+ * gap may be an injected copy of a segment the network delayed.
+ */
+static void pfx_seal(struct hw_flow *f, u32 seq)
 {
-	if (end == f->rec.pfx_start)
-		f->rec.seal |= 1;
-	if (seq == f->rec.pfx_end)
-		f->rec.seal |= 2;
-	if (f->rec.seal == 3)
+	if (seq == f->rec.pfx_end && f->rec.seal)
 		f->rec.anchored = true;
 }
 
-/* the current record's prefix is complete in this frame */
+/*
+ * The current record's prefix is complete in this frame.  A frame that
+ * came ahead of a gap (or overlapping old data) may be an injected copy of
+ * a segment the network delayed: unless a tag verified before the prefix
+ * in this frame, such a record is only verified, not decrypted, so no
+ * later frame is marked on its header and nonce.
+ */
 static void pfx_complete(struct hw_rx_ctx *cx, struct hw_flow *f)
 {
 	f->rec.anchored = cx->tag_ok;
-	f->rec.seal = cx->in_order ? 1 : 0;
-	f->rec.pfx_start = cx->frame_start;
+	f->rec.seal = cx->in_order;
 	f->rec.pfx_end = cx->frame_end;
+	if (!cx->in_order && !cx->tag_ok && f->rec.mode == HW_RM_DEC) {
+		f->rec.mode = HW_RM_VERIFY;
+		HW_STAT_INC(cx->eng, f, unanchored);
+	}
 }
 
 /* SEARCH: scan n bytes; returns bytes consumed */
@@ -1164,7 +1173,7 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		f->jump.old_hi = f->far.from;
 	}
 	if (!f->rec.anchored && f->rec.pfx_n == HW_TLS_PREFIX)
-		pfx_seal(f, seq, end);
+		pfx_seal(f, seq);
 	if (!hw_seq_after(end, f->exp_seq)) {
 		/* old data: never marked, but it may close a gap's chain */
 		HW_STAT_INC(eng, f, old_frames);
@@ -1178,7 +1187,6 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		c->events = cx.events;
 		return 0;
 	}
-	cx.frame_start = seq;
 	cx.frame_end = end;
 	cx.in_order = seq == f->exp_seq;
 	f->jump.pending = false;	/* new data: whatever jumped was real */

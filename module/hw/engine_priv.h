@@ -56,17 +56,17 @@ struct hw_record {
 	/*
 	 * Its prefix is anchored (docs/design.md, "The NIC sits in front of
 	 * TCP"): it completed in a frame that also carried a verified tag
-	 * before it, or in a frame [pfx_start, pfx_end) whose both ends other
-	 * frames meet exactly (one ended at pfx_start, one began at pfx_end:
-	 * seal bits 1 and 2), as the sender's segments do.  A lone injected
-	 * segment whose cut is not the sender's stays unanchored: a hole or
-	 * an overlap in such a record stops its decryption until a tag.
+	 * before it, or in a frame that began exactly at the stream position
+	 * (seal) and that another frame then met exactly at its end
+	 * (pfx_end), as the sender's segments do.  A lone injected segment
+	 * whose cut is not the sender's, or one that came ahead of a gap,
+	 * stays unanchored: a hole or an overlap in such a record stops its
+	 * decryption until a tag.
 	 */
 	bool anchored;
-	u8 seal;
+	bool seal;
 	u8 pfx_n;		/* bytes of hdr[] taken from the stream */
-	u32 pfx_start;		/* the frame the prefix completed in */
-	u32 pfx_end;
+	u32 pfx_end;		/* where the prefix's frame ended */
 	u8 hdr[HW_TLS_PREFIX];	/* header and explicit nonce */
 	u64 idx;		/* chain index; rn = idx + rn_off */
 	struct hw_crypto_key *key;	/* the key its crypto uses */
@@ -267,7 +267,6 @@ struct hw_rx_ctx {
 	bool tag_fail;
 	bool tag_ok;		/* a tag verified in this frame */
 	bool in_order;		/* the frame began at the stream position */
-	u32 frame_start;	/* seq of its first payload byte */
 	u32 frame_end;		/* seq after its last payload byte */
 	bool req;
 	u32 req_seq;
