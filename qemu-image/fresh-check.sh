@@ -161,12 +161,24 @@ echo ">>> fresh-check: clone of $ROOT at $(git -C "$SRC" log -1 --format='%h %s'
 # (A kernel built without module support has no /proc/modules.)
 modules() { [ ! -r /proc/modules ] || awk '{ print $1 }' /proc/modules | sort; }
 mods_before=$(modules)
-# A new mount and PID namespace: its mounts and processes end with it,
-# even when this script is killed (--kill-child).
+# A new mount and PID namespace: its mounts and processes end with it
+# (--kill-child: when unshare dies, so does the namespace's first process
+# and with it every other). unshare blocks SIGINT and SIGTERM while it
+# waits, so a signal to this script ends it with SIGKILL.
 set +e
-unshare --mount --pid --fork --kill-child "$0" --inside "$R" "$SRC" "$GTEST" 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
+unshare --mount --pid --fork --kill-child "$0" --inside "$R" "$SRC" "$GTEST" > >(tee "$log") 2>&1 &
+upid=$!
+stopped=
+trap 'stopped=1; kill -KILL "$upid" 2>/dev/null' INT TERM HUP
+wait "$upid"
+rc=$?
+while kill -0 "$upid" 2>/dev/null; do
+	wait "$upid"
+	rc=$?
+done
+trap - INT TERM HUP
 set -e
+[ -z "$stopped" ] || { rc=130; echo ">>> fresh-check: stopped by a signal"; }
 check_unmounted
 mods_after=$(modules)
 new_mods=$(comm -13 <(echo "$mods_before") <(echo "$mods_after"))
