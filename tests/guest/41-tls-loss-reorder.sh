@@ -22,7 +22,7 @@ run_faulted() {
 	rec=$(delta "$name" rx_tls_reorder_recovered)
 	lost=$(delta "$name" rx_tls_sync_lost)
 	share=$(device_share "$name") nic=$(nic_share "$name")
-	log "$name: device share ${share}/10000, NIC share $nic/10000 (records $(jr .records), followed awaiting the kernel $(delta "$name" rx_tls_records_followed), touched by a hole $(delta "$name" rx_tls_records_unauth), decrypted $(delta "$name" rx_tls_records_decrypted)), sync lost $lost, resync requests $req, confirmations $ok, recovered from late frames $rec, holes $(delta "$name" rx_tls_holes); cable: dropped $(delta "$name.A" tx_cable_dropped) reordered $(delta "$name.A" tx_cable_reordered)"
+	log "$name: device share ${share}/10000, NIC share $nic/10000 (records $(jr .records), followed awaiting the kernel $(delta "$name" rx_tls_records_followed), touched by a hole $(delta "$name" rx_tls_records_unauth), decrypted $(delta "$name" rx_tls_records_decrypted), withheld as unanchored $(delta "$name" rx_tls_unanchored)), sync lost $lost, resync requests $req, confirmations $ok, recovered from late frames $rec, holes $(delta "$name" rx_tls_holes); cable: dropped $(delta "$name.A" tx_cable_dropped) reordered $(delta "$name.A" tx_cable_reordered)"
 	expect_delta "$name" rx_tls_sync_lost -gt 0 "$name: the faults never cost sync (test too weak)"
 	if [ "$recovery" = 0 ]; then
 		expect_delta "$name" rx_tls_reorder_recovered -eq 0 "$name: recovered from late frames with recovery off"
@@ -45,12 +45,20 @@ run_faulted() {
 run_faulted loss1-core 0 0 9000 drop=10000
 run_faulted reorder5-core 0 0 7000 reorder=50000 gap=3
 # The default NIC: late-frame recovery, no kernel round trip to wait for.
+# Under reorder the NIC now withholds decryption where an injected segment
+# could steer its framing (issue 20, docs/design.md "The NIC sits in front
+# of TCP"): a record whose header came in a frame ahead of a gap is only
+# verified (rx_tls_unanchored), and a walk whose headers came from frames
+# that did not fill a gap exactly resumes in shadow. Measured with those
+# rules: device share 8540 (6.1) and 8738 (6.12), NIC share 9036 and 9621,
+# where both were above 9000 before; the floors for reorder moved to 8000
+# and 8500, loss keeps 9000.
 run_faulted loss1 1 9000 9000 drop=10000
-run_faulted reorder5 1 9000 9000 reorder=50000 gap=3
+run_faulted reorder5 1 8000 8500 reorder=50000 gap=3
 # The same over IPv6 with AES-256, plus 2 % duplicates.
 ADDR=$IP6_B CIPHER=aes256gcm run_faulted loss1-v6-256 1 9000 9000 drop=10000 dup=20000
 expect_delta loss1-v6-256.A tx_cable_duplicated -gt 0 "the cable duplicated nothing"
-ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-v6-256 1 9000 9000 reorder=50000 gap=3
+ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-v6-256 1 8000 8500 reorder=50000 gap=3
 
 trace_off
 for ev in innova_tls_flow_add innova_tls_flow_del innova_tls_resync_req innova_tls_resync_confirm tls_device_rx_resync_send; do
