@@ -569,14 +569,7 @@ static bool pfx_check(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq,
 	HW_STAT_INC(cx->eng, f, hdr_conflict);
 	cx->markable = false;
 	hw_ro_cancel(f);
-	if (f->state == HW_FS_TRACK) {
-		cx->events |= HW_EV_CHAIN_DROPPED;
-		hw_set_state(cx, f, HW_FS_SEARCH);
-		hw_chain_reset(f, f->exp_seq);
-		f->ncarry = 0;
-	} else {
-		lose_sync_search(cx, f, HW_EV_LOST_CONFLICT);
-	}
+	lose_sync_search(cx, f, HW_EV_LOST_CONFLICT);
 	return true;
 }
 
