@@ -238,6 +238,15 @@ expect_delta() {
 	test "$_ed" "$3" "$4" || die "$5 ($2 +$_ed since snap $1, want $3 $4)"
 }
 
+# expect_clean_start NAME WHAT: the NIC decrypted every record of the last
+# transfer since snap NAME but the first, which it may verify in shadow at
+# install; else dies, naming WHAT
+expect_clean_start() {
+	_ecs=$(delta "$1" rx_tls_records_decrypted)
+	[ "$_ecs" -ge $(( $(jr .records) - 1 )) ] ||
+		die "$_ecs of $(jr .records) records NIC-decrypted $2 (NIC share $(nic_share "$1")/10000)"
+}
+
 # set_cable KNOB=VALUE...: tests/faults/cable.sh on the sender's frames (innova0 in A); dies if refused; its summary in $CABLE
 set_cable() {
 	CABLE=$(/innova/tests/faults/cable.sh -n A innova0 "$@" 2>&1) || die "cable.sh $*: $CABLE"
