@@ -1,8 +1,8 @@
 #!/bin/bash
 # make test-debug: the guest suite on a debug build of the guest kernel's
 # own Debian source (KASAN, lockdep, kmemleak, failslab, UBSAN: see
-# qemu-image/debug-kernel.config), then the fault-prone tests again with
-# allocations failing. Ends with "N passed, N failed, N skipped".
+# kernel/debug-kernel.config; kernel/build-kernel.sh builds it), then the
+# fault-prone tests again with allocations failing. Ends with "N passed, N failed, N skipped".
 #   GUEST_TESTS='41-*'         the first pass: only these tests (default all)
 #   FAULT_TESTS='41-* 52-*'    the allocation-failure pass (default: loss and
 #                              reorder, rekey, teardown, many flows; set
@@ -29,7 +29,7 @@ fi
 
 echo "# debug kernel (cached by source version, config fragment and compiler)"
 kt0=$(date +%s)
-if qemu-image/build-debug-kernel.sh "$KVER" "$DBG" 2>&1 | tee "$LOGS/kernel.log" | grep -E '^(>>>|!!!|    )'; then
+if kernel/build-kernel.sh "$KVER" debug kernel/debug-kernel.config - "$DBG" 2>&1 | tee "$LOGS/kernel.log" | grep -E '^(>>>|!!!|    )'; then
 	pass_step "debug kernel $(cat "$DBG/release") ready in $(( $(date +%s) - kt0 )) s (cold build took $(cat "$DBG/build-seconds") s)"
 else
 	fail_step "debug kernel build (see $LOGS/kernel.log)"
