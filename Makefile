@@ -19,9 +19,22 @@ KVERS := $(if $(KVER),$(KVER),6.1 6.12)
 endif
 export KVERS
 override KVER := $(shell KVER=$(KVER) $(ROOT)/qemu-image/kver.sh)
+# A patched-kernel lane (KVER=6.12-tls13, resolved to <6.12 ABI>-tls13):
+# kernel/build-kernel.sh builds Debian's linux-source of the line with
+# kernel/patches/<line>/series and kernel/<lane>-kernel.config, cached
+# outside the checkout and linked at $(BUILD)/<lane>-kernel; the module
+# builds against its obj/, the guest boots its bzImage with the stock
+# kernel's rootfs (KABI, the ABI underneath) plus the lane's modules.
+LANE := $(shell KVER=$(KVER) $(ROOT)/qemu-image/kver.sh --lane)
+ifneq ($(LANE),)
+KABI := $(KVER:%-$(LANE)=%)
+LANE_DIR := $(BUILD)/$(LANE)-kernel
+KDIR ?= $(LANE_DIR)/obj
+else
 # Installed headers, or (6.12, whose headers package would pull in a boot
 # kernel) headers unpacked under build/: qemu-image/headers.sh.
 KDIR ?= $(shell $(ROOT)/qemu-image/headers.sh $(KVER) $(BUILD))
+endif
 KROOT := $(BUILD)/kernel-$(KVER)/root
 VMLINUZ := $(KROOT)/boot/vmlinuz-$(KVER)
 BASE_CPIO := $(BUILD)/rootfs-$(KVER).cpio
@@ -32,7 +45,7 @@ export KVER
 
 .PHONY: all deps module userspace image stage guest shell test demo check \
 	fuzz bench bench-guest soak coverage report host-test test-debug fresh-check \
-	clean install modules_install load insmod
+	clean install modules_install load insmod lane-kernel print-kdir
 
 all: module userspace
 
@@ -41,7 +54,7 @@ deps:
 
 # Kbuild writes objects next to the sources, so the module is built from a
 # mirror of the sources under build/ to keep the tree clean.
-module:
+module: $(if $(LANE),lane-kernel)
 	@mkdir -p $(KMOD)
 	@cp -pu Kbuild $(KMOD)/
 	@rsync -a --delete module include $(KMOD)/ 2>/dev/null || \
@@ -54,11 +67,37 @@ userspace:
 
 image: $(VMLINUZ) $(BASE_CPIO)
 
+ifeq ($(LANE),)
 $(VMLINUZ):
 	@$(ROOT)/qemu-image/fetch-kernel.sh $(KVER) $(BUILD)/kernel-$(KVER)
 
 $(BASE_CPIO): $(VMLINUZ) qemu-image/build-rootfs.sh qemu-image/guest-packages.txt
 	@$(ROOT)/qemu-image/build-rootfs.sh $(KVER) $(KROOT) $@
+else
+# The lane: the stock kernel underneath first (its rootfs; its package's
+# version must be the source's), then the patched build (cached: seconds),
+# whose bzImage appears where the guest targets look for a kernel.
+$(BUILD)/kernel-$(KABI)/root/boot/vmlinuz-$(KABI):
+	@$(ROOT)/qemu-image/fetch-kernel.sh $(KABI) $(BUILD)/kernel-$(KABI)
+
+$(BUILD)/rootfs-$(KABI).cpio: $(BUILD)/kernel-$(KABI)/root/boot/vmlinuz-$(KABI) \
+		qemu-image/build-rootfs.sh qemu-image/guest-packages.txt
+	@$(ROOT)/qemu-image/build-rootfs.sh $(KABI) $(BUILD)/kernel-$(KABI)/root $@
+
+lane-kernel: $(BUILD)/kernel-$(KABI)/root/boot/vmlinuz-$(KABI)
+	@$(ROOT)/kernel/build-kernel.sh $(KABI) $(LANE) $(ROOT)/kernel/$(LANE)-kernel.config \
+		$(ROOT)/kernel/patches/$(shell echo $(KABI) | cut -d. -f1-2)/series $(LANE_DIR)
+	@mkdir -p $(KROOT)/boot && ln -sfn ../../../$(LANE)-kernel/bzImage $(VMLINUZ)
+
+$(VMLINUZ): lane-kernel ;
+
+$(BASE_CPIO): $(BUILD)/rootfs-$(KABI).cpio lane-kernel
+	@cat $< $(LANE_DIR)/modules.cpio > $@.tmp && mv $@.tmp $@
+endif
+
+# The tree the module builds against (tests/run.sh's style step asks).
+print-kdir:
+	@echo $(KDIR)
 
 # What the guest sees as /innova: the module, userspace binaries, tests.
 stage: all

@@ -5,9 +5,32 @@
 #   KVER=6.12         a kernel line: the ABI Debian's linux-headers-6.12-amd64
 #                     meta-package points at today (bookworm-security)
 #   KVER unset        the default line: the ABI of linux-headers-amd64 (6.1)
+#   KVER=6.12-tls13   a patched-kernel lane (LANES below): Debian's
+#                     linux-source of the line + kernel/patches/<line>/series
+#                     + kernel/<lane>-kernel.config (kernel/build-kernel.sh);
+#                     prints the line's ABI with -<lane> appended
+#                     (6.12.118+deb12-amd64-tls13), which is also taken as given
 # Lines resolve through the meta-packages, never a pinned version: Debian's
 # mirrors drop superseded ABIs of a security-updated line.
+#   kver.sh --lane    prints the lane of KVER (tls13), nothing for a stock kernel
 set -euo pipefail
+LANES="tls13"
+
+lane=
+case "${KVER:-}" in
+*-*) for l in $LANES; do
+	case $KVER in *-"$l") lane=$l ;; esac
+done ;;
+esac
+if [ "${1:-}" = --lane ]; then
+	[ -z "$lane" ] || echo "$lane"
+	exit 0
+fi
+if [ -n "$lane" ]; then
+	abi=$(KVER=${KVER%-"$lane"} "$0")
+	echo "$abi-$lane"
+	exit 0
+fi
 
 # the first linux-headers-<ABI> a meta-package depends on (not its own name)
 abi_from() {

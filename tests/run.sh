@@ -4,8 +4,10 @@
 # prints one TAP line; the run ends with "N passed, N failed" and exits
 # non-zero on any failure (a step that breaks without reporting counts as a
 # failed test, never as a silent pass).
-#   KVERS='6.1 6.12'  the kernels (lines or ABIs; make test sets both unless
-#                     KVER names one); TAP names carry "[line]" with two
+#   KVERS='6.1 6.12'  the kernels (lines, ABIs or patched-kernel lanes such
+#                     as 6.12-tls13: qemu-image/kver.sh; make test sets its
+#                     default list unless KVER names one); TAP names carry
+#                     "[line]" ("[6.12-tls13]") with several
 #   GUEST_TESTS='2* 41-*'  run only guest tests whose file name matches one
 #   SKIP_GUEST=1      host tests only
 #   SKIP_KSELFTEST=1  no kernel TLS selftest run (tests/kselftest)
@@ -26,8 +28,28 @@ for k in $KVERS; do
 	kvers+=("$v")
 done
 
-# build KVER: module against KVER's headers, userspace
+# lane_kernel KVER: for a patched-kernel lane, its kernel first
+# (kernel/build-kernel.sh: seconds when cached, a kernel build when cold,
+# progress shown); nothing for a stock kernel.
+lane_kernel() {
+	local lane kt0 dir
+	lane=$(KVER=$1 qemu-image/kver.sh --lane)
+	[ -n "$lane" ] || return 0
+	echo "# patched kernel: linux-source + kernel/patches + kernel/$lane-kernel.config (cached by its inputs)"
+	kt0=$(date +%s)
+	if make -s BUILD="$BUILD" KVER="$1" lane-kernel 2>&1 | tee "$LOGS/kernel.log" | grep -E '^(>>>|!!!|    )'; then
+		dir=$BUILD/$lane-kernel
+		pass_step "kernel $(cat "$dir/release") ready in $(( $(date +%s) - kt0 )) s (cold build took $(cat "$dir/build-seconds") s)"
+		return 0
+	fi
+	tail -5 "$LOGS/kernel.log" | sed 's/^/# /'
+	fail_step "kernel: the $lane lane's kernel (see $LOGS/kernel.log)"
+	return 1
+}
+
+# build KVER: module against KVER's headers (a lane's kernel tree), userspace
 build() {
+	lane_kernel "$1" || return 1
 	echo "# build (module against linux-headers-$1, userspace)"
 	if make -s BUILD="$BUILD" KVER="$1" all > "$LOGS/build.log" 2>&1; then
 		pass_step "build: module (-Werror) and userspace (-Wall -Wextra -Werror)"
@@ -70,8 +92,10 @@ grep '^#   ' "$LOGS/lint-pipefail.log" || true
 # build tree, stage and guest output folders are shared by the kernels
 # (one at a time); logs go to test-logs/<line>/.
 kernel_steps() {
-	local kver=$1 line
+	local kver=$1 line lane
 	line=$(echo "$kver" | cut -d. -f1-2)
+	lane=$(KVER=$kver qemu-image/kver.sh --lane)
+	[ -z "$lane" ] || line=$line-$lane
 	LOGS=$TOP_LOGS/$line
 	mkdir -p "$LOGS"
 	[ ${#kvers[@]} -gt 1 ] && TAP_TAG="[$line] "
@@ -84,7 +108,7 @@ kernel_steps() {
 	[ "$kver" = "${kvers[0]}" ] || build "$kver" || return
 
 	echo "# kernel style (checkpatch --strict, sparse)"
-	KVER=$kver tests/check-style.sh "$(qemu-image/headers.sh "$kver" "$BUILD")" "$BUILD/kmod" \
+	KVER=$kver tests/check-style.sh "$(make -s --no-print-directory BUILD="$BUILD" KVER="$kver" print-kdir)" "$BUILD/kmod" \
 		> "$LOGS/style.log" 2>&1
 	grep -m 20 '^# ' "$LOGS/style.log"
 	tally "$LOGS/style.log"
