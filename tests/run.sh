@@ -113,7 +113,11 @@ kernel_steps() {
 	grep -m 20 '^# ' "$LOGS/style.log"
 	tally "$LOGS/style.log"
 
-	[ "${SKIP_GUEST:-0}" = 1 ] && return
+	if [ "${SKIP_GUEST:-0}" = 1 ]; then
+		skip_step "guest suite (QEMU TCG)" "SKIP_GUEST=1"
+		skip_step "kernel TLS selftests across the NIC" "SKIP_GUEST=1"
+		return
+	fi
 	echo "# guest image (cached after the first run)"
 	if ! make -s BUILD="$BUILD" KVER="$kver" image stage > "$LOGS/image.log" 2>&1; then
 		tail -30 "$LOGS/image.log" | sed 's/^/# /'
@@ -134,6 +138,8 @@ kernel_steps() {
 		grep -E '^# ' "$LOGS/kselftest.log" | grep -v '^#   ' | sed -n 1,40p
 		tally "$LOGS/kselftest.log"
 		[ $rc -eq 0 ] || grep -q '^not ok' "$LOGS/kselftest.log" || fail_step "kselftest exited $rc"
+	else
+		skip_step "kernel TLS selftests across the NIC" "SKIP_KSELFTEST=1"
 	fi
 }
 
