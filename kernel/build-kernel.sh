@@ -29,7 +29,11 @@
 #   bzImage                  the kernel the guest boots
 #   modules.cpio             /lib/modules/<release>/ for the guest (modules.builtin)
 #   release                  the kernel release string
-#   build-seconds            how long the build took
+#   build-seconds            how long the build took (wall clock)
+#   build-cpu-seconds        the CPU time it took (user + system, all jobs;
+#                            on a shared machine the wall clock is not the
+#                            build's: this divided by the cores is an idle
+#                            machine's time)
 #   patches/                 the series and patches it was built with
 # A new key whose only change is the patch series starts from the newest
 # complete build of the same NAME (its tree copied, its patches reversed,
@@ -112,7 +116,7 @@ modules_cpio() {
 cached() {
 	modules_cpio
 	ln -sfn "$dir" "$LINK"
-	echo ">>> $NAME kernel $(cat "$dir/release"): cached in $dir (built in $(cat "$dir/build-seconds") s)"
+	echo ">>> $NAME kernel $(cat "$dir/release"): cached in $dir (built in $(cat "$dir/build-seconds") s, $(cat "$dir/build-cpu-seconds" 2>/dev/null || echo ?) s of CPU)"
 	exit 0
 }
 [ -f "$dir/.complete" ] && cached
@@ -232,6 +236,12 @@ modules_cpio
 # from a kept tree (see above).
 end=$(date +%s)
 echo $((end - start)) > "$dir/build-seconds"
+# the children's CPU time (times' second line): from this shell, not a
+# subshell, whose own count starts at zero
+times > "$dir/times"
+awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%d\n", n }' \
+	"$dir/times" > "$dir/build-cpu-seconds"
+rm -f "$dir/times"
 touch "$dir/.complete"
 ln -sfn "$dir" "$LINK"
 # Older complete builds of this NAME: the newest other one stays (another
@@ -242,4 +252,4 @@ for d in $(ls -1dt "$cache/$NAME-kernel-"* 2>/dev/null); do
 	n=$((n + 1))
 	[ $n -gt 1 ] && rm -rf "$d"
 done
-echo ">>> $NAME kernel $release built in $((end - start)) s${from:+ (from $(basename "$from"))}: $dir ($(du -sh "$dir" | cut -f1))"
+echo ">>> $NAME kernel $release built in $((end - start)) s, $(cat "$dir/build-cpu-seconds") s of CPU${from:+ (from $(basename "$from"))}: $dir ($(du -sh "$dir" | cut -f1))"
