@@ -102,6 +102,7 @@ static const struct innova_engine_stat innova_engine_stats[] = {
 	INNOVA_ENGINE_STAT("rx_tls_copy_mismatch", copy_mismatch),
 	INNOVA_ENGINE_STAT("rx_tls_unanchored", unanchored),
 	INNOVA_ENGINE_STAT("rx_tls_no_ack", no_ack_frames),
+	INNOVA_ENGINE_STAT("rx_tls_bad_ack", bad_ack_frames),
 	INNOVA_ENGINE_STAT("rx_tls_far_reanchor", far_reanchor),
 };
 

@@ -277,6 +277,7 @@ extern const struct tlsdev_ops innova_tlsdev_ops;
 int innova_tls_port_init(struct innova_port *port);
 void innova_tls_port_fini(struct innova_port *port);
 void innova_tls_rx(struct innova_port *port, struct sk_buff *skb);
+void innova_tls_tx(struct innova_port *port, const struct sk_buff *frame);
 void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir);
 void innova_tls_engine_stats(struct innova_port *port, struct hw_stats *st);
 u32 innova_tls_flow_count(struct innova_port *port);

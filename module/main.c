@@ -294,6 +294,7 @@ static netdev_tx_t innova_xmit(struct sk_buff *skb, struct net_device *dev)
 	innova_stat_inc(port, INNOVA_STAT_TX_PACKETS);
 	innova_stat_add(port, INNOVA_STAT_TX_BYTES, len);
 
+	innova_tls_tx(port, frame);
 	innova_cable_xmit(port, frame);
 	return NETDEV_TX_OK;
 }

@@ -461,6 +461,9 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	innova_tls_stream_init(&st, sk);
 	params.stream_seq = st.end;
 	params.stream_known = true;
+	/* under the socket's spinlock: no transmission races this read */
+	params.snd_nxt = tcp_sk(sk)->snd_nxt;
+	params.snd_known = true;
 	params.start_synced = innova_tls_next_record(&st, start_offload_tcp_sn,
 						     params.start_rn,
 						     &params.start_seq,
@@ -748,6 +751,21 @@ static void innova_tls_async_work(struct work_struct *work)
 }
 
 /*
+ * Transmit: the engine learns the host's send sequence of its flows from
+ * the frames it carries out (frame: linear, checksums final).
+ */
+void innova_tls_tx(struct innova_port *port, const struct sk_buff *frame)
+{
+	struct innova_tls_port *tp = port->tls;
+
+	if (!tp)
+		return;
+	spin_lock(&tp->lock);
+	hw_engine_tx(tp->eng, frame->data, frame->len);
+	spin_unlock(&tp->lock);
+}
+
+/*
  * NAPI: run the hardware engine over one received frame. skb is linear,
  * private to us (the cable copied it) and skb->data is the Ethernet header.
  */
@@ -993,6 +1011,31 @@ static int innova_tls_recovery_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_recovery_fops, innova_tls_recovery_get,
 			 innova_tls_recovery_set, "%llu\n");
 
+static int innova_tls_ack_check_get(void *data, u64 *val)
+{
+	struct innova_tls_port *tp = data;
+
+	spin_lock_bh(&tp->lock);
+	*val = hw_engine_ack_check(tp->eng);
+	spin_unlock_bh(&tp->lock);
+	return 0;
+}
+
+/* 0: frames TCP drops for their ACK reach the framing (tests only). */
+static int innova_tls_ack_check_set(void *data, u64 val)
+{
+	struct innova_tls_port *tp = data;
+
+	if (val > 1)
+		return -EINVAL;
+	spin_lock_bh(&tp->lock);
+	hw_engine_set_ack_check(tp->eng, val);
+	spin_unlock_bh(&tp->lock);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_ack_check_fops, innova_tls_ack_check_get,
+			 innova_tls_ack_check_set, "%llu\n");
+
 static int innova_tls_crypto_fail_get(void *data, u64 *val)
 {
 	struct innova_tls_port *tp = data;
@@ -1206,6 +1249,8 @@ void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir)
 			    &innova_tls_key_update_fops);
 	debugfs_create_file("tls_resync_mode", 0600, dir, tp,
 			    &innova_tls_mode_fops);
+	debugfs_create_file_unsafe("tls_ack_check", 0600, dir, tp,
+				   &innova_tls_ack_check_fops);
 	debugfs_create_file_unsafe("tls_reorder_recovery", 0600, dir, tp,
 				   &innova_tls_recovery_fops);
 	debugfs_create_file("tls_device_ns", 0400, dir, port,

@@ -63,6 +63,15 @@ struct hw_flow_params {
 	 * untouched and changes nothing (far_frames).
 	 */
 	u32 max_ahead;
+	/*
+	 * The host's send sequence (the socket's snd_nxt) at install.  TCP
+	 * drops a segment that acknowledges data the host never sent
+	 * (RFC 5961 5.2); the NIC, which carries the host's transmissions
+	 * (hw_engine_tx), applies the same test before a frame may steer the
+	 * record framing.  Unknown: the test waits for the first transmission.
+	 */
+	u32 snd_nxt;
+	bool snd_known;
 	struct hw_crypto_key *key;	/* consumed on success only */
 };
 
@@ -123,6 +132,8 @@ struct hw_stats {
 	u64 unanchored;
 	u64 no_ack_frames;	/* data without the ACK flag: TCP drops it */
 	u64 far_reanchor;	/* a run of contiguous far frames: followed */
+	/* data acknowledging bytes the host never sent: TCP drops it */
+	u64 bad_ack_frames;
 };
 
 /* Completion event bits (hw_rx_completion.events). */
@@ -212,6 +223,14 @@ bool hw_engine_reorder_recovery(const struct hw_engine *eng);
  * if the crypto backend had returned an error (the frame is not marked,
  * the flow stops decrypting until resync, crypto_err counts it).
  */
+/*
+ * TCP's ACK test on received frames (default on; see
+ * hw_flow_params.snd_nxt).  Off, such frames reach the framing and only
+ * the later checks (prefix copies, anchoring, tags) stand between them and
+ * a wrong mark: the harnesses switch it off to exercise those.
+ */
+void hw_engine_set_ack_check(struct hw_engine *eng, bool on);
+bool hw_engine_ack_check(const struct hw_engine *eng);
 void hw_engine_inject_crypto_fail(struct hw_engine *eng, u32 n);
 u32 hw_engine_crypto_fail_pending(const struct hw_engine *eng);
 /*
@@ -254,6 +273,13 @@ int hw_engine_flow_key_update(struct hw_engine *eng, u32 handle,
  */
 int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		 struct hw_rx_completion *c);
+
+/*
+ * frame: an Ethernet frame the host transmits on this port (read-only,
+ * checksums final).  A segment of an installed flow's reverse direction
+ * advances the flow's view of the host's snd_nxt.  Nothing else changes.
+ */
+void hw_engine_tx(struct hw_engine *eng, const u8 *frame, u32 len);
 
 /* ---- observability ---- */
 const char *hw_flow_state_name(enum hw_flow_state s);

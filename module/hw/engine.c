@@ -147,6 +147,7 @@ struct hw_engine *hw_engine_init(void *mem, size_t size, u32 capacity)
 	}
 	eng->free_head = 1;
 	eng->reorder_recovery = true;
+	eng->ack_check = true;
 	return eng;
 }
 
@@ -998,7 +999,7 @@ static u16 sum16_fold(u64 sum)
 
 struct hw_parsed_frame {
 	struct hw_flow_tuple t;
-	u32 l4, l4len, seq;
+	u32 l4, l4len, seq, ack;
 	u8 flags;
 };
 
@@ -1083,6 +1084,7 @@ static int parse_frame(const u8 *fr, u32 len, struct hw_parsed_frame *p,
 	p->t.sport = hw_get_be16(fr + p->l4);
 	p->t.dport = hw_get_be16(fr + p->l4 + 2);
 	p->seq = hw_get_be32(fr + p->l4 + 4);
+	p->ack = hw_get_be32(fr + p->l4 + 8);
 	p->flags = fr[p->l4 + 13];
 	/* pseudo header: addresses (above), protocol, TCP length */
 	ph[0] = 0;
@@ -1135,6 +1137,15 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 	/* an established connection drops data without ACK (RFC 9293 3.10.7.4) */
 	if (!(p.flags & 0x10)) {
 		HW_STAT_INC(eng, f, no_ack_frames);
+		return 0;
+	}
+	/*
+	 * ... and data acknowledging bytes the host never sent (RFC 5961
+	 * 5.2).  A genuine peer can only acknowledge what this port
+	 * transmitted, so the NIC's view of snd_nxt is never behind it.
+	 */
+	if (eng->ack_check && f->snd_known && hw_seq_after(p.ack, f->snd_nxt)) {
+		HW_STAT_INC(eng, f, bad_ack_frames);
 		return 0;
 	}
 
@@ -1237,6 +1248,46 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 /* commands                                                           */
 /* ------------------------------------------------------------------ */
 
+void hw_engine_tx(struct hw_engine *eng, const u8 *frame, u32 len)
+{
+	struct hw_parsed_frame p;
+	struct hw_flow_tuple r;
+	struct hw_flow *f;
+	bool csum_ok;
+	u32 end;
+	int doff;
+
+	doff = parse_frame(frame, len, &p, &csum_ok);
+	if (!doff)
+		return;
+	/* the reverse direction's tuple is the received frames' one */
+	r = p.t;
+	memcpy(r.saddr, p.t.daddr, sizeof(r.saddr));
+	memcpy(r.daddr, p.t.saddr, sizeof(r.daddr));
+	r.sport = p.t.dport;
+	r.dport = p.t.sport;
+	f = flow_lookup(eng, &r);
+	if (!f)
+		return;
+	/* SYN and FIN take one sequence number each */
+	end = p.seq + (p.l4len - (u32)doff) + !!(p.flags & 0x02) +
+	      !!(p.flags & 0x01);
+	if (!f->snd_known || hw_seq_after(end, f->snd_nxt)) {
+		f->snd_known = true;
+		f->snd_nxt = end;
+	}
+}
+
+void hw_engine_set_ack_check(struct hw_engine *eng, bool on)
+{
+	eng->ack_check = on;
+}
+
+bool hw_engine_ack_check(const struct hw_engine *eng)
+{
+	return eng->ack_check;
+}
+
 static bool tuple_valid(const struct hw_flow_tuple *t)
 {
 	return (t->family == 4 || t->family == 6) &&
@@ -1277,6 +1328,8 @@ int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
 	f->used = true;
 	f->t = t;
 	f->jump.max_ahead = p->max_ahead ?: HW_FLOW_MAX_AHEAD_DEFAULT;
+	f->snd_known = p->snd_known;
+	f->snd_nxt = p->snd_nxt;
 	f->keys.cur.k = p->key;
 	f->keys.cur.from_rn = p->start_rn;
 	memcpy(f->keys.cur.salt, p->salt, 4);

@@ -163,6 +163,14 @@ struct exec {
 	/* natural fault rates of this execution (attack phase only) */
 	double loss, reorder, dup;
 	int seg_mode;		/* 0 MSS, 1 random, 2 mixed, 3 by record */
+	/*
+	 * The NIC knows the receiver's snd_nxt (it carries the receiver's
+	 * transmissions): TCP's ACK test keeps forged new data from the
+	 * framing.  Off in a quarter of the executions (the receiver's
+	 * transmissions leave through another port), which exercises the
+	 * checks behind it.  From the seed alone, so seeds replay as before.
+	 */
+	bool ack_check;
 };
 
 struct gseg {
@@ -694,6 +702,7 @@ static void exec_build(struct exec *x, u64 seed, u32 kinds_allowed)
 
 	x->seed = seed;
 	x->r.s = seed * 0x9E3779B97F4A7C15ULL + 0x5DEECE66DULL;
+	x->ack_check = (seed * 0xD1B54A32D192ED03ULL) >> 62 != 0;
 	x->nev = 0;
 	x->npool = 0;
 	x->kinds_allowed = kinds_allowed;
@@ -1328,6 +1337,8 @@ static void run_exec(const struct exec *x, const u8 *skip, bool verbose,
 	fp.stream_seq = s->isn;
 	fp.stream_known = true;
 	fp.max_ahead = x->max_ahead;
+	fp.snd_nxt = RCV_SND_NXT;
+	fp.snd_known = x->ack_check;
 	if (hw_crypto_key_new(s->ep[0].key, s->ep[0].klen, &fp.key) ||
 	    hw_engine_flow_add(ru->eng, &fp, &ru->handle)) {
 		fprintf(stderr, "flow install failed\n");
@@ -1393,6 +1404,14 @@ static void run_exec(const struct exec *x, const u8 *skip, bool verbose,
  *       beyond its end (the network delayed it): the NIC sees F where G
  *       belongs, cut exactly as the sender cut G, and has nothing else
  *       to go by until G arrives (docs/design.md, the residual case).
+ * or, when the NIC has no view of the receiver's snd_nxt (ack_check
+ * off), since TCP's ACK test is the only thing that tells F from G then:
+ *  (RG) F fills a hole exactly: genuine frames have brought every byte
+ *       before F's start and a frame starting at F's end, none of F's
+ *       bytes, and F differs from the sender in a prefix byte (R1): the
+ *       NIC sees what a retransmission of the lost segment looks like.
+ * With the ACK test on, no frame is a candidate: every attack frame that
+ * brings new data is one the ACK test rejects.
  * An execution is residual when its failure is ERROR (never WRONG), it
  * has candidates, and the same execution without the candidate frames
  * passes every invariant (checked by re-running it).
@@ -1458,6 +1477,45 @@ static bool exact_copy_of_delayed(const struct exec *x, const u8 *skip,
 	return false;
 }
 
+/* (RG): F fills a hole in the genuine stream exactly */
+static bool fills_hole_exactly(const struct exec *x, const u8 *skip,
+			       size_t k)
+{
+	const struct ev *f = &x->ev[k];
+	s64 fend = (s64)f->off + f->len;
+	bool next = false;
+
+	if (genuine_frontier(x, skip, k) != f->off)
+		return false;
+	for (size_t j = 0; j < k; j++) {
+		const struct ev *e = &x->ev[j];
+
+		if (skip[j] || !e->genuine)
+			continue;
+		if ((s64)e->off < fend && (s64)f->off < (s64)e->off + e->len)
+			return false;
+		next |= e->off == fend;
+	}
+	return next;
+}
+
+static bool prefix_differs(const struct exec *x, size_t k)
+{
+	const struct stream *s = &x->s;
+	const struct ev *f = &x->ev[k];
+	const u8 *fp = x->pool + f->pool;
+	s64 fend = (s64)f->off + f->len;
+
+	for (s64 o = f->off > 0 ? f->off : 0; o < fend && o < s->n; o++) {
+		int ri = stream_rec_at(s, (u32)o);
+
+		if (ri >= 0 && o - s->rec[ri].off < REC_PREFIX &&
+		    fp[o - f->off] != s->wire[o])
+			return true;
+	}
+	return false;
+}
+
 static bool residual_candidate(const struct exec *x, const u8 *skip,
 			       size_t k)
 {
@@ -1466,6 +1524,10 @@ static bool residual_candidate(const struct exec *x, const u8 *skip,
 	const u8 *fp = x->pool + f->pool;
 	s64 fend = (s64)f->off + f->len;
 
+	if (x->ack_check)
+		return false;
+	if (fills_hole_exactly(x, skip, k) && prefix_differs(x, k))
+		return true;	/* RG */
 	if (exact_copy_of_delayed(x, skip, k))
 		return true;	/* RX */
 	if (genuine_frontier(x, skip, k) < f->off)
@@ -1782,12 +1844,12 @@ static void run_range(const struct opts *o, u64 first, u64 n, struct tally *t)
 			printf("# seed %llu: %d records (%d quiet tail from "
 			       "+%u), %u bytes, rn0 %llu, key %u, seg mode "
 			       "%d, loss %.2f reorder %.2f dup %.2f, "
-			       "max_ahead %u, actions:",
+			       "max_ahead %u, ACK test %s, actions:",
 			       (unsigned long long)seed, x.s.nrec,
 			       TAIL_RECORDS, x.tail_off, x.s.n,
 			       (unsigned long long)x.s.rn0, x.s.ep[0].klen,
 			       x.seg_mode, x.loss, x.reorder, x.dup,
-			       x.max_ahead);
+			       x.max_ahead, x.ack_check ? "on" : "off");
 			for (int a = 0; a < x.nact; a++)
 				printf(" %s", kind_name[x.act_kind[a]]);
 			printf("\n");
