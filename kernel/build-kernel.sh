@@ -40,6 +40,9 @@
 # the new ones applied: make then rebuilds what they touch), not cold.
 set -euo pipefail
 export PATH="$PATH:/usr/sbin:/sbin"
+# Called from make (make lane-kernel): its flags (-s would hide the
+# progress) and command-line variables are not the kernel build's.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 usage="usage: build-kernel.sh KVER NAME FRAGMENT SERIES LINK"
 KVER=${1:?$usage}
 NAME=${2:?$usage}
