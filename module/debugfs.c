@@ -12,7 +12,7 @@
  *
  * and, module-wide, /sys/kernel/debug/innova/:
  *
- *   objects                  ports, flows and keys alive (leak check)
+ *   objects                  ports, engines, flows and keys alive (leak check)
  *   bench                    engine vs gcm(aes) micro-benchmark and
  *                            per-flow memory, on demand (bench.c)
  *
@@ -37,6 +37,7 @@ static int innova_dbg_objects_show(struct seq_file *m, void *v)
 
 	innova_tls_mem(&dm);
 	seq_printf(m, "ports %d\n", atomic_read(&innova_objects.ports));
+	seq_printf(m, "engines %d\n", atomic_read(&innova_objects.engines));
 	seq_printf(m, "flows %d\n", atomic_read(&innova_objects.flows));
 	seq_printf(m, "keys %u\n", hw_crypto_key_count());
 	/*

@@ -229,10 +229,12 @@ static inline void innova_tls_stat_inc(struct innova_port *port,
 /*
  * Module-wide object accounting (debugfs innova/objects): what must be
  * back to zero once every port is gone, the leak check a stock kernel
- * allows. Crypto keys are counted by the crypto backend itself.
+ * allows; innova_exit() WARNs with the counts if any is still alive at
+ * unload. Crypto keys are counted by the crypto backend itself.
  */
 struct innova_object_counts {
 	atomic_t	ports;
+	atomic_t	engines;	/* port->tls, until innova_tls_port_fini() */
 	atomic_t	flows;		/* driver flow objects, until freed */
 };
 
