@@ -11,9 +11,9 @@ for round in 1 2; do
 	ip -d link show innova1 | grep -q innova || die "innova1 is not of kind innova"
 	ethtool -i innova0 | grep -q 'driver: innova' || die "ethtool -i driver name"
 	ethtool -k innova0 | grep -q 'tls-hw-rx-offload: on' || die "tls-hw-rx-offload not advertised"
-	rmmod innova || die "rmmod innova (round $round)"
+	unload_module || die "rmmod innova (round $round)"
 	ip link show innova0 >/dev/null 2>&1 && die "innova0 still exists after rmmod"
-	log "round $round: load, create pair, unload"
+	passed "round $round: load, create pair, unload"
 done
 # A port cannot be cabled to something that is not an innova port.
 modprobe innova
@@ -23,4 +23,4 @@ ip link add innova1 link innova0 type innova
 ip link add innova3 link innova0 type innova 2>/dev/null && die "second cable to innova0 accepted"
 ip link del innova0
 ip link del innova1
-rmmod innova || die "final rmmod"
+unload_module || die "final rmmod"

@@ -16,7 +16,7 @@ expect_path device
 [ "$(device_share again)" -ge 9000 ] || die "offloaded again, but the NIC decrypted $(device_share again)/10000"
 
 teardown_pair
-rmmod innova || die "rmmod"
+unload_module || die "rmmod"
 modprobe innova max_flows=1 || die "modprobe max_flows=1"
 setup_pair
 snap full
@@ -31,4 +31,4 @@ expect_delta full rx_tls_add_fail -eq 1 "table-full add not counted"
 log "one of two flows on the NIC: $(delta full rx_tls_decrypted_bytes) bytes decrypted"
 expect_delta full rx_tls_decrypted_bytes -ge $((2097152 * 9 / 10)) "the installed flow was not decrypted by the NIC"
 teardown_pair
-rmmod innova
+unload_module || die "rmmod max_flows=1"

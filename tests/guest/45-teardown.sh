@@ -29,6 +29,6 @@ while [ $r -lt $ROUNDS ]; do
 	fi
 	teardown_pair
 	wait_until 2 no_flows_left || die "round $r ($what): $n flows left installed"
-	log "round $r: $what; flows back to 0"
+	passed "round $r: $what; flows back to 0"
 done
-rmmod innova || die "rmmod innova after teardown rounds"
+unload_module || die "rmmod innova after teardown rounds"

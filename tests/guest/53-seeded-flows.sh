@@ -14,7 +14,7 @@ MAXF=16384
 [ "$FLOWS" -le $MAXF ] || die "FLOWS=$FLOWS above the module's max_flows=$MAXF used here"
 # The flow table (max_flows per port, default 256) must hold every flow.
 # (ports of the test before may take a moment to go: retry rmmod)
-lsmod | grep -q '^innova ' && { wait_until 30 rmmod innova 2>/dev/null || die "rmmod innova"; }
+lsmod | grep -q '^innova ' && { wait_until 30 unload_module 2>/dev/null || die "rmmod innova"; }
 modprobe innova max_flows=$MAXF || die "modprobe innova max_flows=$MAXF"
 setup_pair
 snap seeded
@@ -48,5 +48,5 @@ wait_until 10 cmd_rates || die "tls_cmd_time: $rates(want $FLOWS adds and delete
 log "flow commands: $rates(kind, count, per second of command time)"
 teardown_pair
 # back to the default flow table for the tests after this one
-wait_until 30 rmmod innova 2>/dev/null || die "rmmod innova"
+wait_until 30 unload_module 2>/dev/null || die "rmmod innova"
 modprobe innova || die "modprobe innova"

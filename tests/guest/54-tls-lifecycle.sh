@@ -30,7 +30,7 @@ log "new connection after link up: device share $share/10000"
 snap rm
 tls_start $IP4_B "--rx-mode manual --bytes 8M --timeout 240" "--tx-mode ktls --bytes 8M --timeout 240"
 wait_decrypted rm 1000000
-rmmod innova || die "rmmod with a live offloaded flow"
+unload_module || die "rmmod with a live offloaded flow"
 ip -n B link show innova1 > /dev/null 2>&1 && die "port survived rmmod"
 log "rmmod with a live flow: ports gone"
 sleep 1

@@ -34,11 +34,27 @@ dump_ports() {
 	done
 	grep -v '^#' "$PORT_B/tls_flows" 2>/dev/null | sed 's/^/# flow: /'
 }
+# asserted: count one assertion that held (the runner fails a test that
+# exits 0 with none counted: a test that checks nothing passes nothing).
+# check, expect_*, tcp_transfer count themselves; a test whose checks are
+# its own "|| die" lines says so with passed WHAT at the end.
+asserted() { echo "${1:-assert}" >> /tmp/test.asserts; }
+passed() { log "ok: $*"; asserted; }
 # assert "description" test-args...
-check() { d=$1; shift; if "$@"; then log "ok: $d"; else die "$d"; fi; }
+check() { d=$1; shift; if "$@"; then log "ok: $d"; asserted; else die "$d"; fi; }
 
 load_module() {
 	lsmod | grep -q '^innova ' || modprobe innova || die "modprobe innova"
+}
+# unload_module: rmmod innova on purpose. The runner's leak check reads
+# debugfs innova/objects after the test, gone with the module: for each
+# unload said here it requires instead the module's own exit check in the
+# test's kernel log (innova_exit WARNs with the counts of any port, engine,
+# flow or key still alive, and the runner fails a test on a WARNING:).
+# A test that unloads the module without it fails.
+unload_module() {
+	rmmod innova || return 1
+	echo unloaded >> /tmp/test.unloads
 }
 
 # port_dir IFNAME -> debugfs directory of that port in our own netns
@@ -103,6 +119,20 @@ ethtool_stat() {
 	ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'
 }
 
+# mib_snap NAME NETNS: save that netns' TCP/IP MIB counters (/proc/net/snmp
+# and netstat: TcpRetransSegs, TcpExtTCPOFOQueue, ...) as NAME
+mib_snap() {
+	ip netns exec "$2" cat /proc/net/snmp /proc/net/netstat | awk '
+		$1 == p { for (i = 2; i <= NF; i++) print pre h[i], $i; p = ""; next }
+		{ p = $1; pre = substr($1, 1, length($1) - 1); for (i = 2; i <= NF; i++) h[i] = $i }' > "/tmp/mib.$1.$2"
+}
+# mib_delta NAME NETNS COUNTER: how much COUNTER rose in NETNS since mib_snap NAME
+mib_delta() {
+	mib_snap "$1.now" "$2"
+	awk -v k="$3" 'FNR == NR { if ($1 == k) was = $2; next } $1 == k { print $2 - was }' \
+		"/tmp/mib.$1.$2" "/tmp/mib.$1.now.$2"
+}
+
 # tls_stat NETNS NAME -> value from that netns' /proc/net/tls_stat
 tls_stat() {
 	ip netns exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/tls_stat
@@ -124,6 +154,7 @@ tcp_transfer() {
 	n=$(stat -c %s /tmp/rx.bin)
 	[ "$tx" = "$rx" ] || die "received $n of $bytes bytes, sha256 differs"
 	log "transferred $bytes bytes to $addr, sha256 match"
+	asserted
 }
 
 # tls_run ADDR "RECV ARGS" "SEND ARGS": innova-tls receiver in netns B,
@@ -160,7 +191,7 @@ expect_intact() {
 	[ "$(jr .ok)" = true ] || die "receiver reports ok=false"
 	[ "$(jr .bytes)" = "$1" ] || die "receiver got $(jr .bytes) bytes, expected $1"
 	[ "${FAULT_ALLOC:-0}" = 1 ] && echo intact >> /tmp/fault.outcomes
-	true
+	asserted
 }
 
 # expect_path device|software: which kTLS RX path the receiver's socket took
@@ -171,6 +202,7 @@ expect_path() {
 	software) [ "$dev" = 0 ] && [ "$sw" = 1 ] || die "expected software path: TlsRxDevice=$dev TlsRxSw=$sw" ;;
 	esac
 	log "path: $1 (TlsRxDevice=$dev TlsRxSw=$sw)"
+	asserted
 }
 
 # Background variant: tls_start ADDR "RECV ARGS" "SEND ARGS"; ...; tls_wait
@@ -236,6 +268,7 @@ delta() {
 expect_delta() {
 	_ed=$(delta "$1" "$2")
 	test "$_ed" "$3" "$4" || die "$5 ($2 +$_ed since snap $1, want $3 $4)"
+	asserted
 }
 
 # expect_clean_start NAME WHAT: the NIC decrypted every record of the last
@@ -245,11 +278,71 @@ expect_clean_start() {
 	_ecs=$(delta "$1" rx_tls_records_decrypted)
 	[ "$_ecs" -ge $(( $(jr .records) - 1 )) ] ||
 		die "$_ecs of $(jr .records) records NIC-decrypted $2 (NIC share $(nic_share "$1")/10000)"
+	asserted
 }
 
-# set_cable KNOB=VALUE...: tests/faults/cable.sh on the sender's frames (innova0 in A); dies if refused; its summary in $CABLE
+# set_cable KNOB=VALUE...: tests/faults/cable.sh on the sender's frames
+# (innova0 in A); dies if refused or if a knob does not read back as
+# written (a fault that is not applied proves nothing); its summary in $CABLE
 set_cable() {
 	CABLE=$(/innova/tests/faults/cable.sh -n A innova0 "$@" 2>&1) || die "cable.sh $*: $CABLE"
+	for _sc in "$@"; do
+		case ${_sc%%=*} in
+		seed) _sc_f=seed ;; drop) _sc_f=drop_ppm ;; dup) _sc_f=dup_ppm ;;
+		reorder) _sc_f=reorder_ppm ;; gap) _sc_f=reorder_gap ;;
+		hold) _sc_f=hold_ms ;; corrupt) _sc_f=corrupt_ppm ;;
+		fixcsum) _sc_f=corrupt_fix_csum ;; delay) _sc_f=delay_ms ;;
+		mangle) _sc_f=dup_mangle ;;
+		*) continue ;;	# ahead is one-shot: the next frame may take it
+		esac
+		# the last value given for a knob is the one that holds
+		for _sc2 in "$@"; do
+			[ "${_sc2%%=*}" = "${_sc%%=*}" ] && _sc_want=${_sc2#*=}
+		done
+		[ "$(cat "$PORT_A/$_sc_f")" = "$_sc_want" ] ||
+			die "cable knob $_sc_f reads $(cat "$PORT_A/$_sc_f") after $*"
+	done
+}
+# expect_cable SNAP KNOB=VALUE...: the sender's cable (snap SNAP of
+# innova0 in A) applied each rate knob given (drop, reorder, dup in ppm of
+# the frames it sent): within half to twice the expected count, at least
+# once; none where the knob is 0. A fault that is not applied fails here.
+expect_cable() {
+	_ec_snap=$1; shift
+	_ec_sent=$(delta "$_ec_snap" tx_packets)
+	for _ec in "$@"; do
+		case ${_ec%%=*} in
+		drop) _ec_c=tx_cable_dropped ;; reorder) _ec_c=tx_cable_reordered ;;
+		dup) _ec_c=tx_cable_duplicated ;; *) continue ;;
+		esac
+		_ec_n=$(delta "$_ec_snap" $_ec_c) _ec_want=$(( _ec_sent * ${_ec#*=} / 1000000 ))
+		if [ "${_ec#*=}" = 0 ]; then
+			[ "$_ec_n" = 0 ] || die "$_ec_snap: $_ec_c +$_ec_n with $_ec"
+		else
+			[ "$_ec_n" -ge 1 ] && [ "$_ec_n" -ge $((_ec_want / 2)) ] && [ "$_ec_n" -le $((_ec_want * 2 + 2)) ] ||
+				die "$_ec_snap: $_ec_c +$_ec_n of $_ec_sent frames sent with $_ec (expected about $_ec_want)"
+		fi
+		asserted
+	done
+}
+# expect_sync_lost SNAP SNAP_A [PER_MILLE]: the receiver lost sync at least
+# PER_MILLE/1000 times per frame the sender's cable dropped or reordered
+# (default 250; each test passes its measured floor), and more than once (the flow's install
+# alone may lose it once): faults that never reach the NIC's framing fail
+expect_sync_lost() {
+	_esl=$(delta "$1" rx_tls_sync_lost)
+	_esl_f=$(( $(delta "$2" tx_cable_dropped) + $(delta "$2" tx_cable_reordered) ))
+	_esl_min=$(( _esl_f * ${3:-${SYNC_LOST_PER_MILLE:-250}} / 1000 ))
+	[ $_esl_min -ge 2 ] || _esl_min=2
+	log "$1: sync lost $_esl times for $_esl_f frames dropped or reordered ($(( _esl * 1000 / (_esl_f > 0 ? _esl_f : 1) ))/1000; floor $_esl_min)"
+	[ "$_esl" -ge $_esl_min ] || die "$1: sync lost $_esl times for $_esl_f faults, want >= $_esl_min"
+	asserted
+}
+# set_knob FILE VALUE: write a debugfs knob and read it back; dies if the
+# write failed or did not take
+set_knob() {
+	echo "$2" > "$1" || die "write $2 to $1"
+	[ "$(cat "$1")" = "$2" ] || die "$(basename "$1") reads $(cat "$1") after writing $2"
 }
 
 # trace_on EVENT...: empty the trace, enable these events/ paths (innova, tls/NAME); dies if one is missing

@@ -7,16 +7,34 @@
 #   FAULT_ALLOC=1                 allocation-failure run (lib.sh fault_alloc):
 #                                 slab and page allocations fail during every
 #                                 transfer; the TAP names say so
+#   GUEST_TEST_TIMEOUT=S          seconds one test may take (default 900;
+#                                 3600 on a debug kernel, in an allocation-
+#                                 failure run or a soak with BYTES/ROUNDS):
+#                                 a test that hangs is killed with its
+#                                 processes and named, and the rest still run
+# A test passes only if it exits 0 having counted at least one assertion
+# (lib.sh asserted: check, expect_*, tcp_transfer, passed), and if it
+# unloaded the module, said so (lib.sh unload_module) and the module's
+# exit check ran for each unload.
 cd /innova/tests/guest || exit 1
 patterns=${GUEST_TESTS:-*}
 suffix=
 [ "${FAULT_ALLOC:-0}" = 1 ] && suffix=" (allocation failures)"
 KMEMLEAK=/sys/kernel/debug/kmemleak
 [ -w $KMEMLEAK ] || KMEMLEAK=
+OBJECTS=/sys/kernel/debug/innova/objects
+if [ -n "${GUEST_TEST_TIMEOUT:-}" ]; then
+	tmo=$GUEST_TEST_TIMEOUT
+elif [ -n "$KMEMLEAK" ] || [ "${FAULT_ALLOC:-0}" = 1 ] || [ -n "${BYTES:-}${ROUNDS:-}" ]; then
+	tmo=3600
+else
+	tmo=900
+fi
 # Non-zero lines of innova/objects once namespaces are gone (netns cleanup
-# and RCU frees are asynchronous: wait up to 10 s); empty when clean.
+# and RCU frees are asynchronous: wait up to 10 s); empty when clean or
+# when the module is not loaded (then the runner requires its exit check).
 objects_left() {
-	f=/sys/kernel/debug/innova/objects
+	f=$OBJECTS
 	[ -r $f ] || return 0
 	i=0
 	while [ $i -lt 100 ]; do
@@ -57,10 +75,13 @@ for t in [0-9][0-9]-*.sh; do
 	matches "$t" || continue
 	n=$((n + 1))
 	name=${t%.sh}$suffix
-	rm -f /tmp/fault.outcomes
+	rm -f /tmp/fault.outcomes /tmp/test.asserts /tmp/test.unloads
+	had_objects=0; [ -r $OBJECTS ] && had_objects=1
 	before=$(dmesg | wc -l)
 	start=$(date +%s)
-	sh -c ". ./lib.sh; . ./$t" > /tmp/test.out 2>&1
+	# timeout runs the test in a process group of its own and kills the
+	# whole group (receivers, senders, nc) when time is up
+	timeout -k 10 "$tmo" sh -c ". ./lib.sh; . ./$t" > /tmp/test.out 2>&1
 	rc=$?
 	# whatever way the test ended, the checks below run without injection
 	[ "${FAULT_ALLOC:-0}" = 1 ] && ( . ./lib.sh; fault_alloc off )
@@ -75,6 +96,18 @@ for t in [0-9][0-9]-*.sh; do
 	sed 's/^/#   /' /tmp/kmemleak.note
 	dmesg | tail -n +$((before + 1)) > /tmp/test.dmesg
 	splat=$(sh ./splat.sh /tmp/test.dmesg | head -5)
+	# Unloads: each one the test declared must show the module's exit
+	# check (its WARN on live objects is a splat above); a module gone
+	# without one declared left its objects unchecked.
+	unloads=$(grep -c . /tmp/test.unloads 2>/dev/null); unloads=${unloads:-0}
+	exits=$(grep -c 'innova: exit check:' /tmp/test.dmesg)
+	unload=
+	if [ $had_objects = 1 ] && [ ! -r $OBJECTS ] && [ "$unloads" = 0 ]; then
+		unload="module unloaded without unload_module: objects not checked"
+	elif [ "$exits" != "$unloads" ]; then
+		unload="$unloads unload(s) declared, $exits exit check(s) in the kernel log"
+	fi
+	asserts=$(grep -c . /tmp/test.asserts 2>/dev/null); asserts=${asserts:-0}
 	if [ "${FAULT_ALLOC:-0}" = 1 ]; then
 		inj=$(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/test.dmesg)
 		injected_total=$((injected_total + inj))
@@ -88,8 +121,18 @@ for t in [0-9][0-9]-*.sh; do
 		echo "$splat" | sed 's/^/# dmesg: /'
 		grep -v 'FAULT_INJECTION\|name fail' /tmp/test.dmesg | head -80 | sed 's/^/#   /'
 		echo "not ok $n - $name (kernel splat) [${dur}s]"; bad=$((bad + 1))
+	elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		echo "# killed after ${tmo}s (GUEST_TEST_TIMEOUT)"
+		echo "not ok $n - $name (timed out) [${dur}s]"; bad=$((bad + 1))
 	elif [ $rc -ne 0 ]; then
 		echo "not ok $n - $name [${dur}s]"; bad=$((bad + 1))
+	elif [ -n "$unload" ]; then
+		grep 'innova: exit check:' /tmp/test.dmesg | sed 's/^/#   /'
+		echo "# $unload"
+		echo "not ok $n - $name (unload unchecked) [${dur}s]"; bad=$((bad + 1))
+	elif [ "$asserts" = 0 ] && ! [ -s /tmp/fault.outcomes ]; then
+		echo "# the test exited 0 without one assertion (lib.sh asserted)"
+		echo "not ok $n - $name (no assertion) [${dur}s]"; bad=$((bad + 1))
 	elif [ -n "$leak" ]; then
 		echo "# objects left after the test: $leak"
 		echo "not ok $n - $name (objects leaked) [${dur}s]"; bad=$((bad + 1))
