@@ -7,11 +7,12 @@
 setup_pair
 trace_on innova tls/tls_device_rx_resync_send
 BYTES=${BYTES:-16M}
-# run_faulted NAME RECOVERY MIN_DEVICE_SHARE MIN_NIC_SHARE set_cable-knob=value...
-# (floors per 10000; see lib.sh for device_share and nic_share)
+# run_faulted NAME RECOVERY MIN_DEVICE_SHARE MIN_NIC_SHARE MIN_LOST set_cable-knob=value...
+# (floors per 10000; see lib.sh for device_share and nic_share; MIN_LOST:
+# lost syncs per 1000 frames the cable dropped or reordered, expect_sync_lost)
 run_faulted() {
-	name=$1 recovery=$2 min_share=$3 min_nic=$4; shift 4
-	echo "$recovery" > "$PORT_B/tls_reorder_recovery"
+	name=$1 recovery=$2 min_share=$3 min_nic=$4 min_lost=$5; shift 5
+	set_knob "$PORT_B/tls_reorder_recovery" "$recovery"
 	set_cable drop=0 reorder=0 dup=0 "$@" seed=4242
 	snap "$name"; snap "$name.A" A innova0
 	tls_run ${ADDR:-$IP4_B} "--rx-mode manual --bytes $BYTES ${CIPHER:+--cipher $CIPHER}" "--tx-mode ktls --bytes $BYTES --record-size 16384 ${CIPHER:+--cipher $CIPHER}"
@@ -22,14 +23,19 @@ run_faulted() {
 	rec=$(delta "$name" rx_tls_reorder_recovered)
 	lost=$(delta "$name" rx_tls_sync_lost)
 	share=$(device_share "$name") nic=$(nic_share "$name")
-	log "$name: device share ${share}/10000, NIC share $nic/10000 (records $(jr .records), followed awaiting the kernel $(delta "$name" rx_tls_records_followed), touched by a hole $(delta "$name" rx_tls_records_unauth), decrypted $(delta "$name" rx_tls_records_decrypted), withheld as unanchored $(delta "$name" rx_tls_unanchored)), sync lost $lost, resync requests $req, confirmations $ok, recovered from late frames $rec, holes $(delta "$name" rx_tls_holes); cable: dropped $(delta "$name.A" tx_cable_dropped) reordered $(delta "$name.A" tx_cable_reordered)"
-	expect_delta "$name" rx_tls_sync_lost -gt 0 "$name: the faults never cost sync (test too weak)"
+	log "$name: device share ${share}/10000, NIC share $nic/10000 (records $(jr .records), followed awaiting the kernel $(delta "$name" rx_tls_records_followed), touched by a hole $(delta "$name" rx_tls_records_unauth), decrypted $(delta "$name" rx_tls_records_decrypted), withheld as unanchored $(delta "$name" rx_tls_unanchored)), sync lost $lost, resync requests $req, confirmations $ok, recovered from late frames $rec, holes $(delta "$name" rx_tls_holes); cable: frames sent $(delta "$name.A" tx_packets), dropped $(delta "$name.A" tx_cable_dropped) reordered $(delta "$name.A" tx_cable_reordered) duplicated $(delta "$name.A" tx_cable_duplicated)"
+	# The cable did what it was set to (expect_cable, lib.sh), and the
+	# faults cost sync as often as they do on a working NIC
+	# (expect_sync_lost: install alone loses it at most once).
+	expect_cable "$name.A" "$@"
+	expect_sync_lost "$name" "$name.A" "$min_lost"
 	if [ "$recovery" = 0 ]; then
 		expect_delta "$name" rx_tls_reorder_recovered -eq 0 "$name: recovered from late frames with recovery off"
 		expect_delta "$name" rx_tls_resync_req_start -gt 0 "$name: no resync requests"
 		expect_delta "$name" rx_tls_resync_res_ok -gt 0 "$name: no resync confirmations"
 	else
-		[ "$rec" -gt 0 ] || [ "$ok" -gt 0 ] || die "$name: sync never came back"
+		# the default NIC takes sync back from the late frames themselves
+		expect_delta "$name" rx_tls_reorder_recovered -gt 0 "$name: recovery on, but nothing recovered from late frames"
 	fi
 	[ "$share" -ge "$min_share" ] || die "$name: device share $share/10000 < $min_share"
 	[ "$nic" -ge "$min_nic" ] || die "$name: NIC share $nic/10000 < $min_nic"
@@ -42,8 +48,13 @@ run_faulted() {
 # about two records per lost sync (the one whose header fell in the gap,
 # and the shadow record): measured 9558 for loss, 8192 for reorder (46
 # lost syncs in 1024 records).
-run_faulted loss1-core 0 0 9000 drop=10000
-run_faulted reorder5-core 0 0 7000 reorder=50000 gap=3
+# Lost syncs per 1000 faults, measured on 6.1 (16 MiB, ~120 drops or ~520
+# reorders): loss1-core 56, reorder5-core 19, loss1 72, reorder5 91,
+# loss1-v6-256 118, reorder5-v6-256 97 (a loss costs sync only where it
+# takes a header: about 1 frame in 11 with 16 KiB records). Floors at
+# about a third: 20, 8, 25, 40, 25, 40; install alone loses it once.
+run_faulted loss1-core 0 0 9000 20 drop=10000
+run_faulted reorder5-core 0 0 7000 8 reorder=50000 gap=3
 # The default NIC: late-frame recovery, no kernel round trip to wait for.
 # Under reorder the NIC now withholds decryption where an injected segment
 # could steer its framing (issue 20, docs/design.md "The NIC sits in front
@@ -53,12 +64,12 @@ run_faulted reorder5-core 0 0 7000 reorder=50000 gap=3
 # rules: device share 8540 (6.1) and 8738 (6.12), NIC share 9036 and 9621,
 # where both were above 9000 before; the floors for reorder moved to 8000
 # and 8500, loss keeps 9000.
-run_faulted loss1 1 9000 9000 drop=10000
-run_faulted reorder5 1 8000 8500 reorder=50000 gap=3
+run_faulted loss1 1 9000 9000 25 drop=10000
+run_faulted reorder5 1 8000 8500 40 reorder=50000 gap=3
 # The same over IPv6 with AES-256, plus 2 % duplicates.
-ADDR=$IP6_B CIPHER=aes256gcm run_faulted loss1-v6-256 1 9000 9000 drop=10000 dup=20000
+ADDR=$IP6_B CIPHER=aes256gcm run_faulted loss1-v6-256 1 9000 9000 25 drop=10000 dup=20000
 expect_delta loss1-v6-256.A tx_cable_duplicated -gt 0 "the cable duplicated nothing"
-ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-v6-256 1 8000 8500 reorder=50000 gap=3
+ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-v6-256 1 8000 8500 40 reorder=50000 gap=3
 
 trace_off
 for ev in innova_tls_flow_add innova_tls_flow_del innova_tls_resync_req innova_tls_resync_confirm tls_device_rx_resync_send; do

@@ -12,7 +12,7 @@
 setup_pair
 [ "$(cat "$PORT_B/tls_resync_mode")" = driver_req ] || die "default mode is not driver_req"
 echo bogus > "$PORT_B/tls_resync_mode" 2>/dev/null && die "bogus mode accepted"
-echo 0 > "$PORT_B/tls_reorder_recovery" || die "tls_reorder_recovery"
+set_knob "$PORT_B/tls_reorder_recovery" 0
 BYTES=${BYTES:-8M}
 # async_accounted NAME: no live query was overwritten. Each _start was
 # answered and consumed by the core (TlsRxDeviceResync), replaced once the
@@ -32,7 +32,7 @@ for mode in driver_req core_next_hint driver_req_async; do
 	echo $mode > "$PORT_B/tls_resync_mode" || die "set resync mode $mode"
 	[ "$(cat "$PORT_B/tls_resync_mode")" = $mode ] || die "mode $mode not set"
 	set_cable seed=99 drop=20000
-	snap $mode
+	snap $mode; snap $mode.A A innova0
 	tls_run $IP4_B "--rx-mode manual --bytes $BYTES" "--tx-mode ktls --bytes $BYTES"
 	expect_intact $(jr .bytes)
 	expect_path device
@@ -40,7 +40,16 @@ for mode in driver_req core_next_hint driver_req_async; do
 	ok=$(delta $mode rx_tls_resync_res_ok) core=$(jr .tls_stat.TlsRxDeviceResync)
 	share=$(device_share $mode) nic=$(nic_share $mode)
 	log "$mode: sync lost $(delta $mode rx_tls_sync_lost), requests $req (skipped $(delta $mode rx_tls_resync_req_skip)), async ends $end, core resyncs $core, applied $ok, device share $share/10000, NIC share $nic/10000 (records $(jr .records), followed awaiting the kernel $(delta $mode rx_tls_records_followed), touched by a hole $(delta $mode rx_tls_records_unauth), decrypted $(delta $mode rx_tls_records_decrypted))"
-	expect_delta $mode rx_tls_sync_lost -gt 0 "$mode: loss never cost sync (test too weak)"
+	expect_cable $mode.A drop=20000
+	# lost syncs per 1000 drops, measured on 6.1 (8 MiB, 113 drops):
+	# driver_req 115, core_next_hint 79, driver_req_async 17 (2 lost:
+	# the async answer came back before the next header loss); floors
+	# at about a third, async at the minimum (2: install alone loses
+	# it once)
+	case $mode in
+	driver_req) lostmin=40 ;; core_next_hint) lostmin=30 ;; *) lostmin=0 ;;
+	esac
+	expect_sync_lost $mode $mode.A $lostmin
 	expect_delta $mode rx_tls_reorder_recovered -eq 0 "$mode: late-frame recovery while off"
 	# Through the core: the core called tls_dev_resync, the NIC took it
 	# (applied at once, or remembered as a hint for a header it had not
@@ -71,11 +80,11 @@ done
 # behind the NIC): an answer stays outstanding until the core consumes it
 # in tls_dev_resync(), so new queries are skipped meanwhile instead of
 # wiping it; every byte still arrives and sync still comes back.
-echo driver_req_async > "$PORT_B/tls_resync_mode"
+set_knob "$PORT_B/tls_resync_mode" driver_req_async
 # (4 MiB at 2 % loss gave 2 to 5 async queries, and a run with 2 held none
 # back; 8 MiB gave 8 and 9, 5 and 7 held back, NIC share 9436 and 9385)
 set_cable seed=7 drop=20000
-snap lag
+snap lag; snap lag.A A innova0
 tls_run $IP4_B "--rx-mode manual --bytes 8M --read-delay-us 20000" "--tx-mode ktls --bytes 8M"
 expect_intact 8388608
 expect_path device
@@ -84,10 +93,12 @@ core=$(jr .tls_stat.TlsRxDeviceResync) skip=$(delta lag rx_tls_resync_req_skip)
 repl=$(delta lag rx_tls_resync_async_replaced)
 log "async, lagging receiver: starts $req, ends $end, consumed by the core $core, replaced as stale $repl, queries held back $skip, device share $(device_share lag)/10000, NIC share $(nic_share lag)/10000"
 [ "$req" -gt 0 ] && [ "$core" -gt 0 ] || die "lagging receiver: no async resync through the core"
+expect_cable lag.A drop=20000
+expect_sync_lost lag lag.A 40	# measured 104 per 1000 drops on 6.1
 expect_delta lag rx_tls_resync_req_skip -gt 0 "lagging receiver: no query was held back (test too weak)"
 nic=$(nic_share lag)
 [ "$nic" -ge ${MIN_NIC_SHARE:-8000} ] || die "lagging receiver: NIC share $nic/10000 too low"
 [ "$end" -le "$req" ] || die "lagging receiver: more ends ($end) than starts ($req)"
 async_accounted lag
-echo driver_req > "$PORT_B/tls_resync_mode"
-echo 1 > "$PORT_B/tls_reorder_recovery"
+set_knob "$PORT_B/tls_resync_mode" driver_req
+set_knob "$PORT_B/tls_reorder_recovery" 1
