@@ -2,22 +2,32 @@
 #  - A record with the wrong version, one longer than 2^14 + 256, one of
 #    content type 0 (sealed, so its tag is valid) and a header split across
 #    frames with a bad length: the application gets the kernel's error
-#    (innova-tls --expect-error checks the errno and every byte before
-#    it), the NIC stops at the bad header (rx_tls_sync_lost) and never
-#    marks a frame software authentication then rejects.
+#    exactly at the malformed record 40 (innova-tls --expect-error checks
+#    the errno, and with --bytes that the 39 records before it, 39 x 16384
+#    bytes, arrived and verified: an error the NIC caused earlier fails),
+#    the NIC stops at the bad header (rx_tls_sync_lost) and never marks a
+#    frame software authentication then rejects (TlsDecryptError: the
+#    kernel's decryption failed, per kind below).
 #  - Close an offloaded connection and reconnect from the same source
 #    port: the new flow is offloaded with its new keys, nothing of the old.
 setup_pair
+BEFORE=$((39 * 16384))
 for ke in version:EINVAL oversize:EMSGSIZE type0:EBADMSG split-badlen:EBADMSG; do
 	kind=${ke%%:*} err=${ke#*:}
 	snap "$kind"
-	tls_run $IP4_B "--rx-mode manual --expect-error $err" "--tx-mode sim --malformed $kind@40 --bytes 2M"
+	tls_run $IP4_B "--rx-mode manual --expect-error $err --bytes $BEFORE" "--tx-mode sim --malformed $kind@40 --bytes 2M"
 	[ "$RRC" = 0 ] || die "$kind: receiver rc=$RRC: $(jr .error)"
 	[ "$(jr .ok)" = true ] || die "$kind: receiver not ok"
 	[ "$(jr .error_errno)" = "$err" ] || die "$kind: errno $(jr .error_errno), want $err"
 	[ "$(jr .bad_offset)" = null ] || die "$kind: WRONG BYTE at $(jr .bad_offset)"
+	[ "$(jr .bytes)" = $BEFORE ] || die "$kind: $err after $(jr .bytes) bytes, want it at record 40 ($BEFORE bytes)"
 	expect_path device
 	log "$kind: $(jr .bytes) bytes verified, then $err; NIC decrypted $(delta "$kind" rx_tls_records_decrypted) records, sync lost +$(delta "$kind" rx_tls_sync_lost), auth fail +$(delta "$kind" rx_tls_auth_fail), TlsDecryptError +$(jr .tls_stat.TlsDecryptError)"
+	# every kind fails in the kernel's header checks or, type0, after a
+	# decryption that succeeded (tls_record_content_type): a failed
+	# decryption (measured +0 for each kind) is a record the NIC spoiled
+	[ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die_unsafe "$kind: TlsDecryptError +$(jr .tls_stat.TlsDecryptError)"
+	asserted
 	expect_delta "$kind" rx_tls_records_decrypted -ge 30 "$kind: NIC decrypted too few of the 39 good records"
 	case $kind in
 	type0) ;;	# a valid record to the NIC; the kernel rejects the type
