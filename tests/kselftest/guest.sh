@@ -22,17 +22,28 @@
 #  - no test may fail over Innova that passed over veth under the same
 #    conditions. Tests that fail over both are reported only. A test that
 #    failed only over Innova is run KSFT_RERUNS (8) more times alone
-#    (KSFT_ONLY, harness-select.h) over each link: it fails the run if it
-#    failed in at least half of its Innova reruns and never over veth in
-#    this boot; else it is reported as timing-sensitive with both counts
-#    (e.g. nonblocking, which expects the sender to see EAGAIN at least
-#    once: with GRO the ACKs sometimes come back fast enough that it never
-#    does, over veth as well as over Innova with its offload off);
+#    (KSFT_ONLY, harness-select.h) over each link, in the same pass (clean
+#    or faults: veth's results in the other pass excuse nothing). Every
+#    such test is reported with its counts on both links, and it fails the
+#    run when Innova's failure rate in the reruns is clearly above veth's:
+#    a one-sided Fisher exact test at p < KSFT_ALPHA (0.05; with 8 reruns
+#    each: 4 of 8 against 0 of 8 fails, 3 against 0 does not, 8 against 2
+#    does). Timing-sensitive tests (e.g. nonblocking, which expects the
+#    sender to see EAGAIN at least once: with GRO the ACKs sometimes come
+#    back fast enough that it never does, over veth as well as over
+#    Innova with its offload off) fail about as often on both links;
+#  - veth, the baseline, passes at least KSFT_VETH_MIN per mille of the
+#    plan in each pass (measured; a baseline that broke judges nothing);
 #  - device path: TlsRxDevice in B rises by the number of RX keys the same
 #    tests installed in B over veth (TlsRxSw there), give or take one per
 #    test that did not pass on either link (each test installs at most one
 #    RX key in B, and a failing one may stop before it, on either link);
-#    innova1's rx_tls_decrypted_bytes must rise.
+#    innova1's rx_tls_decrypted_bytes is at least KSFT_DEV_MIN per mille
+#    of the bytes innova1 received in the run (frames, headers and non-TLS
+#    tests included: measured);
+#  - the faults took effect: in the faults pass each cable counter that
+#    has a rate (dropped, duplicated, reordered) rose on both Innova
+#    ports, and netem dropped frames on both veth ends.
 # Environment: KSFT_FAULTS="drop=PPM reorder=PPM dup=PPM" (default 1 % loss,
 # 5 % reorder, 1 % duplicates), KSFT_SEED (cable seed), KSFT_TIMEOUT (s per
 # binary run), KSFT_RERUNS, KSFT_PASSES="clean faults" (which passes run),
@@ -45,6 +56,13 @@ FAULTS=${KSFT_FAULTS:-drop=10000 reorder=50000 dup=10000}
 SEED=${KSFT_SEED:-4242}
 TMO=${KSFT_TIMEOUT:-900}
 RERUNS=${KSFT_RERUNS:-8}
+ALPHA=${KSFT_ALPHA:-0.05}
+# measured on 6.1: veth passed 109 of 111 in both passes (982/1000); the
+# NIC decrypted 948/1000 of innova1's received bytes clean (the faults
+# pass of that run had no fault applied: 945); 700 leaves room for the
+# faults' holes and resyncs
+VETH_MIN=${KSFT_VETH_MIN:-900}
+DEV_MIN=${KSFT_DEV_MIN:-700}
 PASSES=${KSFT_PASSES:-clean faults}
 mkdir -p $OUT
 n=0 bad=0
@@ -95,7 +113,7 @@ ks_netem() {
 }
 ks_cable() {
 	for p in "$PORT_A" "$PORT_B"; do
-		for kv in $CABLE_KNOBS; do echo "${kv#*=}" > "$p/${kv%%=*}" || die "cable knob $kv"; done
+		for kv in $CABLE_KNOBS; do set_knob "$p/${kv%%=*}" "${kv#*=}" || die "cable knob $kv"; done
 	done
 }
 ks_cable_clear() {
@@ -118,6 +136,7 @@ ks_counters() {
 		echo "A.ActiveOpens $(ks_snmp A ActiveOpens)"
 		if [ -n "$PORT_B" ]; then
 			echo "B.rx_tls_decrypted_bytes $(ethtool_stat B innova1 rx_tls_decrypted_bytes)"
+			echo "B.rx_bytes $(ethtool_stat B innova1 rx_bytes)"
 			echo "A.rx_tls_decrypted_bytes $(ethtool_stat A innova0 rx_tls_decrypted_bytes)"
 		fi
 	} > "$OUT/$1.cnt"
@@ -195,6 +214,16 @@ ks_count() {
 	cat "$@" 2>/dev/null | awk -v t="$_t" -v r="$_r" '$1 == t && $2 == r { c++ } END { print c + 0 }'
 }
 
+# ks_fisher K1 N1 K2 N2: one-sided Fisher exact p-value that a rate of
+# K1/N1 is above K2/N2 (the hypergeometric tail P(X >= K1))
+ks_fisher() {
+	awk -v k1="$1" -v n1="$2" -v k2="$3" -v n2="$4" '
+		function lc(n, k,   i, r) { r = 0; for (i = 1; i <= k; i++) r += log(n - k + i) - log(i); return r }
+		BEGIN { K = k1 + k2; N = n1 + n2; p = 0
+			for (x = k1; x <= (K < n1 ? K : n1); x++)
+				if (K - x <= n2) p += exp(lc(n1, x) + lc(n2, K - x) - lc(N, K))
+			printf "%.4f\n", p }'
+}
 # ks_sane NAME: "" if the binary reported every test of its plan and every
 # TCP connection was one the shim made from A (none opened in B, so none on
 # loopback), else why not. (Passive opens in B may be one short: the
@@ -226,20 +255,29 @@ ks_judge() {
 	why="$(ks_sane "$v")$(ks_sane "$i")"
 	confirmed='' timing=''
 	for t in $suspects; do
+		# this pass only: its reruns on both links
 		ni=$(ks_count "$t" fail "$OUT/rr_${pass}_innova.res")
-		nv=$(ks_count "$t" fail "$OUT"/veth*.res "$OUT"/rr_*_veth.res)
-		if [ $((ni * 2)) -ge "$RERUNS" ] && [ "$nv" -eq 0 ]; then
-			confirmed="$confirmed $t (reruns: innova failed $ni of $RERUNS, veth never)"
+		nv=$(ks_count "$t" fail "$OUT/rr_${pass}_veth.res")
+		ri=$(( $(ks_count "$t" fail "$OUT/rr_${pass}_innova.res") + $(ks_count "$t" pass "$OUT/rr_${pass}_innova.res") ))
+		rv=$(( $(ks_count "$t" fail "$OUT/rr_${pass}_veth.res") + $(ks_count "$t" pass "$OUT/rr_${pass}_veth.res") ))
+		p=$(ks_fisher "$ni" "$ri" "$nv" "$rv")
+		what_t="$t (reruns: innova failed $ni of $ri, veth $nv of $rv; p=$p)"
+		log "$pass: failed only over innova at first: $what_t"
+		if [ "$ri" -eq 0 ] || [ "$rv" -eq 0 ] || awk -v p="$p" -v a="$ALPHA" 'BEGIN { exit !(p < a) }'; then
+			confirmed="$confirmed $what_t"
 		else
-			timing="$timing $t (reruns: innova failed $ni of $RERUNS; veth failed $nv time(s) in this boot)"
+			timing="$timing $what_t"
 		fi
 	done
-	[ -z "$timing" ] || log "$pass: failed only over innova at first, timing-sensitive by the reruns:$timing"
+	[ -z "$timing" ] || log "$pass: no rate clearly above veth's (p >= $ALPHA), timing-sensitive:$timing"
 	summary="veth $(eval echo \$pass_$v)/$(eval echo \$plan_$v) passed, innova $(eval echo \$pass_$i)/$(eval echo \$plan_$i) passed"
+	vp=$(eval echo \$pass_$v) vplan=$(eval echo \$plan_$v)
+	[ "$vplan" -gt 0 ] && [ $((vp * 1000)) -ge $((vplan * VETH_MIN)) ] ||
+		why="$why veth (the baseline) passed $vp of $vplan, under $VETH_MIN/1000;"
 	if [ -n "$why" ]; then
 		ks_tap fail "kselftest tls $what: $summary;$why"
 	elif [ -n "$confirmed" ]; then
-		ks_tap fail "kselftest tls $what: $summary; failed only over innova:$confirmed"
+		ks_tap fail "kselftest tls $what: $summary; failed over innova clearly more often than over veth (or no rerun completed):$confirmed"
 	else
 		ks_tap ok "kselftest tls $what: $summary, none failed only over innova${timing:+ (timing-sensitive, see above: $(echo $suspects))}"
 	fi
@@ -249,11 +287,12 @@ ks_device() {
 	v=$1 i=$2 what=$3
 	want=$(ks_d "$v" B.TlsRxSw) dev=$(ks_d "$i" B.TlsRxDevice) sw=$(ks_d "$i" B.TlsRxSw)
 	tol=$(( $(eval echo \$fail_$v) + $(eval echo \$skip_$v) + $(eval echo \$fail_$i) + $(eval echo \$skip_$i) ))
-	bytes=$(ks_d "$i" B.rx_tls_decrypted_bytes)
+	bytes=$(ks_d "$i" B.rx_tls_decrypted_bytes) rxb=$(ks_d "$i" B.rx_bytes)
 	log "$what: receiving netns B: TlsRxDevice +$dev TlsRxSw +$sw TlsDecryptError +$(ks_d "$i" B.TlsDecryptError) TlsRxDeviceResync +$(ks_d "$i" B.TlsRxDeviceResync) (veth: TlsRxSw +$want TlsDecryptError +$(ks_d "$v" B.TlsDecryptError)); innova1 rx_tls_decrypted_bytes +$bytes"
 	log "$what: connecting netns A (bidir, tls_v6ops): TlsRxDevice +$(ks_d "$i" A.TlsRxDevice) TlsRxSw +$(ks_d "$i" A.TlsRxSw); innova0 rx_tls_decrypted_bytes +$(ks_d "$i" A.rx_tls_decrypted_bytes)"
-	line="device path $what: TlsRxDevice +$dev in B for $want RX keys over veth (tolerance $tol: tests not passing), TlsRxSw +$sw, innova1 rx_tls_decrypted_bytes +$bytes"
-	if [ "$want" -gt 0 ] && [ "$dev" -ge $((want - tol)) ] && [ "$dev" -le $((want + tol)) ] && [ "$bytes" -gt 0 ]; then
+	line="device path $what: TlsRxDevice +$dev in B for $want RX keys over veth (tolerance $tol: tests not passing), TlsRxSw +$sw, innova1 rx_tls_decrypted_bytes +$bytes of rx_bytes +$rxb ($((bytes * 1000 / (rxb > 0 ? rxb : 1)))/1000, floor $DEV_MIN)"
+	if [ "$want" -gt 0 ] && [ "$dev" -ge $((want - tol)) ] && [ "$dev" -le $((want + tol)) ] &&
+		[ "$rxb" -gt 0 ] && [ $((bytes * 1000)) -ge $((rxb * DEV_MIN)) ]; then
 		ks_tap ok "$line"
 	else
 		ks_tap fail "$line"
@@ -270,6 +309,11 @@ ks_run veth
 if faults; then
 	ks_netem
 	ks_run veth_faults
+	# netem's drop count on each end (tc -s: "Sent B bytes P pkt (dropped D, ...")
+	netem_dropped=$(for e in "A veth0" "B veth1"; do
+		set -- $e
+		ip netns exec $1 tc -s qdisc show dev $2 | awk -v d=$2 '/dropped/ { sub(/,/, "", $7); printf "%s %s ", d, $7; exit }'
+	done)
 fi
 teardown_pair
 
@@ -290,8 +334,9 @@ if faults; then
 	sus_faults=$(ks_only_innova veth_faults innova_faults)
 	[ -z "$sus_faults" ] || ks_rerun faults innova "$sus_faults"
 	ks_cable_clear
-	log "cable: $(for p in "$PORT_A" "$PORT_B"; do printf '%s dropped %s duplicated %s reordered %s; ' \
-		"$(cat "$p/ifname")" "$(cat "$p/dropped")" "$(cat "$p/duplicated")" "$(cat "$p/reordered")"; done)"
+	cable_counts=$(for p in "$PORT_A" "$PORT_B"; do printf '%s dropped %s duplicated %s reordered %s ' \
+		"$(cat "$p/ifname")" "$(cat "$p/dropped")" "$(cat "$p/duplicated")" "$(cat "$p/reordered")"; done)
+	log "cable: $cable_counts"
 fi
 teardown_pair
 if [ -n "$sus_clean$sus_faults" ]; then
@@ -309,6 +354,26 @@ ks_device veth innova "clean"
 if faults; then
 	ks_judge faults veth_faults innova_faults "with faults (cable: $CABLE_KNOBS; veth: netem $NETEM_ARGS)" "$sus_faults"
 	ks_device veth_faults innova_faults "with faults"
+	# the faults took effect: every rate set shows in the counters
+	nofault=
+	set -- $cable_counts
+	while [ $# -ge 7 ]; do
+		[ "$(ks_knob drop)" = 0 ] || [ "$3" -gt 0 ] || nofault="$nofault $1 dropped nothing;"
+		[ "$(ks_knob dup)" = 0 ] || [ "$5" -gt 0 ] || nofault="$nofault $1 duplicated nothing;"
+		[ "$(ks_knob reorder)" = 0 ] || [ "$7" -gt 0 ] || nofault="$nofault $1 reordered nothing;"
+		shift 7
+	done
+	set -- $netem_dropped
+	[ $# -eq 4 ] || nofault="$nofault no netem drop counts ($netem_dropped);"
+	while [ $# -ge 2 ]; do
+		[ "$(ks_knob drop)" = 0 ] || [ "$2" -gt 0 ] || nofault="$nofault netem on $1 dropped nothing;"
+		shift 2
+	done
+	if [ -z "$nofault" ]; then
+		ks_tap ok "faults took effect: cable $cable_counts; netem dropped on $netem_dropped"
+	else
+		ks_tap fail "faults took effect:$nofault (cable $cable_counts; netem $netem_dropped)"
+	fi
 fi
 log "kselftest guest run: $(( $(date +%s) - t_start )) s"
 [ $bad -eq 0 ]
