@@ -1,7 +1,8 @@
 # Innova: emulated kTLS RX-offload NIC. See README.md.
 #   make demo   - build everything, boot the guest, show transfers over the NIC
 #   make test   - host tests + guest suite and kernel TLS selftests on each
-#                 kernel (KVERS, default 6.1 and 6.12); ends "N passed, N failed"
+#                 kernel (KVERS, default 6.1, 6.12 and 6.12-tls13: 6.12 with
+#                 kernel/patches/6.12); ends "N passed, N failed"
 #   make test-debug - the guest suite on a KASAN/lockdep/kmemleak/failslab kernel
 # Nothing here ever loads a module into the host kernel: kernel code only
 # runs inside the QEMU guest.
@@ -12,10 +13,10 @@ BUILD := $(ROOT)/build
 # KVER: a kernel ABI (6.1.0-57-amd64) or a Debian line (6.1, 6.12) that
 # qemu-image/kver.sh resolves to the ABI its packages point at today.
 # KVERS: the kernels make test runs on, one after the other: both lines
-# unless KVER names one.
+# and the patched-kernel lane (below) unless KVER names one.
 # (Evaluated here, before KVER is resolved below.)
 ifeq ($(origin KVERS),undefined)
-KVERS := $(if $(KVER),$(KVER),6.1 6.12)
+KVERS := $(if $(KVER),$(KVER),6.1 6.12 6.12-tls13)
 endif
 export KVERS
 override KVER := $(shell KVER=$(KVER) $(ROOT)/qemu-image/kver.sh)

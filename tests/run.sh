@@ -4,10 +4,10 @@
 # prints one TAP line; the run ends with "N passed, N failed" and exits
 # non-zero on any failure (a step that breaks without reporting counts as a
 # failed test, never as a silent pass).
-#   KVERS='6.1 6.12'  the kernels (lines, ABIs or patched-kernel lanes such
-#                     as 6.12-tls13: qemu-image/kver.sh; make test sets its
-#                     default list unless KVER names one); TAP names carry
-#                     "[line]" ("[6.12-tls13]") with several
+#   KVERS='6.1 6.12 6.12-tls13'  the kernels (lines, ABIs or patched-kernel
+#                     lanes: qemu-image/kver.sh; make test sets these three
+#                     unless KVER names one); TAP names carry "[line]"
+#                     ("[6.12-tls13]") with several
 #   GUEST_TESTS='2* 41-*'  run only guest tests whose file name matches one
 #   SKIP_GUEST=1      host tests only
 #   SKIP_KSELFTEST=1  no kernel TLS selftest run (tests/kselftest)
@@ -39,7 +39,7 @@ lane_kernel() {
 	kt0=$(date +%s)
 	if make -s BUILD="$BUILD" KVER="$1" lane-kernel 2>&1 | tee "$LOGS/kernel.log" | grep -E '^(>>>|!!!|    )'; then
 		dir=$BUILD/$lane-kernel
-		pass_step "kernel $(cat "$dir/release") ready in $(( $(date +%s) - kt0 )) s (cold build took $(cat "$dir/build-seconds") s)"
+		pass_step "kernel $(cat "$dir/release") ready in $(( $(date +%s) - kt0 )) s (its build took $(cat "$dir/build-seconds") s, $(cat "$dir/build-cpu-seconds" 2>/dev/null || echo ?) s of CPU)"
 		return 0
 	fi
 	tail -5 "$LOGS/kernel.log" | sed 's/^/# /'
@@ -50,7 +50,7 @@ lane_kernel() {
 # build KVER: module against KVER's headers (a lane's kernel tree), userspace
 build() {
 	lane_kernel "$1" || return 1
-	echo "# build (module against linux-headers-$1, userspace)"
+	echo "# build (module against $(make -s --no-print-directory BUILD="$BUILD" KVER="$1" print-kdir), userspace)"
 	if make -s BUILD="$BUILD" KVER="$1" all > "$LOGS/build.log" 2>&1; then
 		pass_step "build: module (-Werror) and userspace (-Wall -Wextra -Werror)"
 		return 0
