@@ -19,6 +19,17 @@
 #endif
 
 /*
+ * TLS 1.3 RX device offload: only a kernel with the project's series
+ * (kernel/patches/6.12) offers it, to drivers that opt in through
+ * tlsdev_ops.caps. Stock kernels never ask a driver for TLS 1.3.
+ */
+#ifdef INNOVA_HAVE_TLS13_RX
+#define INNOVA_TLS13_RX		1
+#else
+#define INNOVA_TLS13_RX		0
+#endif
+
+/*
  * The async resync query: 6.1 takes the socket and finds the driver's
  * struct tls_offload_resync_async through it; later kernels take that
  * struct, which the driver owns and registered at add time.

@@ -73,7 +73,9 @@ struct innova_tls_flow {
 	bool			refresh;	/* key refresh pending */
 	unsigned int		keylen;
 	u8			key[TLS_CIPHER_AES_GCM_256_KEY_SIZE];
-	u8			salt[TLS_CIPHER_AES_GCM_128_SALT_SIZE];
+	/* nonce material for key updates: salt | iv (hw_engine.h) */
+	u8			iv[HW_TLS_IV_LEN];
+	u8			version;	/* enum hw_tls_version */
 
 	/*
 	 * DRIVER_REQ_ASYNC: the core logs the headers it parses from the
@@ -329,9 +331,11 @@ static int innova_tls_stream_read(struct innova_tls_stream *st, u32 seq,
  * to it) instead of stream-scanning and asking for a resync. A header is
  * readable as long as its 5 bytes are in the data, even when its record
  * runs past the end. false: a header straddles the end, or one does not
- * look like TLS 1.2; the flow starts unsynced, still anchored at the end.
+ * look like one of the version's; the flow starts unsynced, still
+ * anchored at the end.
  */
-static bool innova_tls_next_record(struct innova_tls_stream *st, u32 seq,
+static bool innova_tls_next_record(struct innova_tls_stream *st,
+				   enum hw_tls_version version, u32 seq,
 				   u64 rn, u32 *next_seq, u64 *next_rn)
 {
 	u8 hdr[TLS_HEADER_SIZE];
@@ -341,7 +345,7 @@ static bool innova_tls_next_record(struct innova_tls_stream *st, u32 seq,
 		    innova_tls_stream_read(st, seq, hdr, sizeof(hdr)))
 			return false;
 		/* the same header test the engine follows records with */
-		if (!hw_tls_hdr_plausible(hdr))
+		if (!hw_tls_hdr_plausible(version, hdr))
 			return false;
 		seq += TLS_HEADER_SIZE + get_unaligned_be16(hdr + 3);
 		rn++;
@@ -379,14 +383,24 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	struct hw_flow_params params = {};
 	struct innova_tls_stream st;
 	struct innova_tls_flow *flow;
-	const u8 *key, *salt, *rec_seq;
+	const u8 *key, *salt, *iv, *rec_seq;
+	enum hw_tls_version version;
 	u64 t0 = ktime_get_ns();
 	unsigned int keylen, delay;
 	int err;
 
 	if (direction != TLS_OFFLOAD_CTX_DIR_RX || !tp)
 		return -EOPNOTSUPP;
-	if (crypto_info->version != TLS_1_2_VERSION)
+	/*
+	 * TLS 1.3 only reaches us on a kernel that offloads it to drivers
+	 * that opt in (innova_tlsdev_ops.caps); the check keeps a kernel
+	 * that would not ask from getting a format the NIC does not parse.
+	 */
+	if (crypto_info->version == TLS_1_2_VERSION)
+		version = HW_TLS_1_2;
+	else if (INNOVA_TLS13_RX && crypto_info->version == TLS_1_3_VERSION)
+		version = HW_TLS_1_3;
+	else
 		return -EOPNOTSUPP;
 
 	switch (crypto_info->cipher_type) {
@@ -395,6 +409,7 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 		key = gcm128->key;
 		keylen = sizeof(gcm128->key);
 		salt = gcm128->salt;
+		iv = gcm128->iv;
 		rec_seq = gcm128->rec_seq;
 		break;
 	case TLS_CIPHER_AES_GCM_256:
@@ -402,6 +417,7 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 		key = gcm256->key;
 		keylen = sizeof(gcm256->key);
 		salt = gcm256->salt;
+		iv = gcm256->iv;
 		rec_seq = gcm256->rec_seq;
 		break;
 	default:
@@ -427,7 +443,9 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	flow->mode = READ_ONCE(tp->resync_mode);
 	flow->keylen = keylen;
 	memcpy(flow->key, key, keylen);
-	memcpy(flow->salt, salt, sizeof(flow->salt));
+	flow->version = version;
+	memcpy(flow->iv, salt, 4);
+	memcpy(flow->iv + 4, iv, 8);
 
 	err = hw_crypto_key_new(key, keylen, &params.key);
 	if (err)
@@ -436,7 +454,9 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	params.max_ahead = innova_tls_max_ahead(sk);
 	params.start_seq = start_offload_tcp_sn;
 	params.start_rn = be64_to_cpu(get_unaligned((__be64 *)rec_seq));
+	params.version = version;
 	memcpy(params.salt, salt, sizeof(params.salt));
+	memcpy(params.iv, iv, sizeof(params.iv));
 
 	/*
 	 * debugfs tls_add_delay_ms: a slow firmware command. The socket is
@@ -464,7 +484,8 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	/* under the socket's spinlock: no transmission races this read */
 	params.snd_nxt = tcp_sk(sk)->snd_nxt;
 	params.snd_known = true;
-	params.start_synced = innova_tls_next_record(&st, start_offload_tcp_sn,
+	params.start_synced = innova_tls_next_record(&st, version,
+						     start_offload_tcp_sn,
 						     params.start_rn,
 						     &params.start_seq,
 						     &params.start_rn);
@@ -548,7 +569,7 @@ static void innova_tls_dev_del(struct net_device *netdev,
 	cancel_work_sync(&flow->async_work);
 	hw_key_reap_free(&reap);
 	memzero_explicit(flow->key, sizeof(flow->key));
-	memzero_explicit(flow->salt, sizeof(flow->salt));
+	memzero_explicit(flow->iv, sizeof(flow->iv));
 	/* tls_dev_resync() may still hold flow inside an RCU read section */
 	call_rcu(&flow->rcu, innova_tls_flow_free_rcu);
 	innova_tls_stat_inc(port, INNOVA_TLS_DEL);
@@ -618,6 +639,10 @@ const struct tlsdev_ops innova_tlsdev_ops = {
 	.tls_dev_add	= innova_tls_dev_add,
 	.tls_dev_del	= innova_tls_dev_del,
 	.tls_dev_resync	= innova_tls_dev_resync,
+#if INNOVA_TLS13_RX
+	/* a kernel with the project's TLS 1.3 RX series (kernel/patches) */
+	.caps		= TLSDEV_CAP_RX_TLS_1_3,
+#endif
 };
 
 /*
@@ -838,7 +863,7 @@ static int innova_tls_key_install(struct innova_tls_port *tp, u32 handle,
 	struct hw_flow_info info;
 	struct hw_crypto_key *key;
 	u8 kbuf[TLS_CIPHER_AES_GCM_256_KEY_SIZE];
-	u8 salt[TLS_CIPHER_AES_GCM_128_SALT_SIZE];
+	u8 iv[HW_TLS_IV_LEN];
 	unsigned int keylen;
 	int err;
 
@@ -850,7 +875,7 @@ static int innova_tls_key_install(struct innova_tls_port *tp, u32 handle,
 	}
 	keylen = flow->keylen;
 	memcpy(kbuf, flow->key, keylen);
-	memcpy(salt, flow->salt, sizeof(salt));
+	memcpy(iv, flow->iv, sizeof(iv));
 	spin_unlock_bh(&tp->lock);
 
 	if (wrong)
@@ -869,7 +894,7 @@ static int innova_tls_key_install(struct innova_tls_port *tp, u32 handle,
 		err = 0;
 	}
 	if (!err)
-		err = hw_engine_flow_key_update(tp->eng, handle, key, salt, rn,
+		err = hw_engine_flow_key_update(tp->eng, handle, key, iv, rn,
 						&reap);
 	spin_unlock_bh(&tp->lock);
 	if (err)

@@ -22,6 +22,14 @@ struct hw_engine;
 
 #define HW_ENGINE_MAX_FLOWS	65535u
 #define HW_TLS_MAX_PLAIN	16384u
+#define HW_TLS_IV_LEN		12	/* GCM nonce: salt (4) + IV (8) */
+
+/* Record formats the engine decrypts (AES-GCM-128/256 in both). */
+enum hw_tls_version {
+	HW_TLS_1_2 = 0,
+	HW_TLS_1_3,
+	HW_TLS_NVERSIONS,
+};
 
 /*
  * Flow tuple, as seen in RECEIVED frames: saddr/sport = the peer (sender).
@@ -53,7 +61,6 @@ struct hw_flow_params {
 	 */
 	u32 stream_seq;
 	bool stream_known;
-	u8 salt[4];
 	/*
 	 * Largest forward jump of the stream the engine follows, in bytes
 	 * (0: HW_FLOW_MAX_AHEAD_DEFAULT).  TCP drops a segment beyond
@@ -72,6 +79,13 @@ struct hw_flow_params {
 	 */
 	u32 snd_nxt;
 	bool snd_known;
+	u8 version;		/* enum hw_tls_version */
+	/*
+	 * The GCM nonce material: TLS 1.2 uses salt only (the rest of each
+	 * nonce travels in the record); TLS 1.3's static IV is salt | iv.
+	 */
+	u8 salt[4];
+	u8 iv[8];
 	struct hw_crypto_key *key;	/* consumed on success only */
 };
 
@@ -134,6 +148,16 @@ struct hw_stats {
 	u64 far_reanchor;	/* a run of contiguous far frames: followed */
 	/* data acknowledging bytes the host never sent: TCP drops it */
 	u64 bad_ack_frames;
+	/* TLS 1.3 flows (the rest count both versions) */
+	u64 tls13_decrypted_records;	/* decrypted in place, tag ok */
+	/* a KeyUpdate decrypted: the key ends with it (as a CCS in 1.2) */
+	u64 tls13_key_update;
+	/*
+	 * a decrypted record whose inner type the engine could not read, or
+	 * another handshake message: the next record is verified first (it
+	 * may be under a new key)
+	 */
+	u64 tls13_inner_recheck;
 };
 
 /* Completion event bits (hw_rx_completion.events). */
@@ -234,10 +258,13 @@ bool hw_engine_ack_check(const struct hw_engine *eng);
 void hw_engine_inject_crypto_fail(struct hw_engine *eng, u32 n);
 u32 hw_engine_crypto_fail_pending(const struct hw_engine *eng);
 /*
- * The engine's test for a TLS 1.2 record header (5 bytes): content type
- * 20..24, version 03 03, 24 <= length <= 2^14 + 24.
+ * The engine's test for a record header (5 bytes) where no boundary is
+ * known: version 03 03, a length the kernel takes (TLS 1.2: 24..2^14 + 24;
+ * TLS 1.3: 16..2^14 + 17), content type 20..24 (TLS 1.2) or 23 (TLS 1.3,
+ * where the outer type is always 23: only the length and the chain of
+ * headers behind it tell a boundary from ciphertext).
  */
-bool hw_tls_hdr_plausible(const u8 h[5]);
+bool hw_tls_hdr_plausible(enum hw_tls_version v, const u8 h[5]);
 
 /* ---- firmware commands (atomic, under the driver's lock) ---- */
 int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
@@ -259,10 +286,15 @@ enum hw_resync_result {
 
 int hw_engine_flow_resync(struct hw_engine *eng, u32 handle, u32 header_seq,
 			  u64 rn);
-/* New key (+salt) effective from record number rn (record numbers carry on). */
+/*
+ * New key effective from record number rn (record numbers carry on); iv:
+ * the nonce material as in hw_flow_params, salt | iv (TLS 1.2: the first
+ * 4 bytes count).
+ */
 int hw_engine_flow_key_update(struct hw_engine *eng, u32 handle,
-			      struct hw_crypto_key *key, const u8 salt[4],
-			      u64 rn, struct hw_key_reap *reap);
+			      struct hw_crypto_key *key,
+			      const u8 iv[HW_TLS_IV_LEN], u64 rn,
+			      struct hw_key_reap *reap);
 
 /* ---- data path (atomic) ---- */
 /*

@@ -440,10 +440,28 @@ int hw_engine_flow_resync(struct hw_engine *eng, u32 handle, u32 header_seq,
 /* record walking                                                     */
 /* ------------------------------------------------------------------ */
 
-/* a boundary guess: parsable, and a content type TLS 1.2 defines (20..24) */
-bool hw_tls_hdr_plausible(const u8 h[5])
+const struct hw_tls_fmt hw_tls_fmts[HW_TLS_NVERSIONS] = {
+	[HW_TLS_1_2] = {
+		.prefix = HW_TLS_PREFIX, .aad_len = 13, .explicit_nonce = true,
+		.len_min = 8 + HW_TLS_TAG,
+		.len_max = HW_TLS_MAX_PLAIN + 8 + HW_TLS_TAG,
+	},
+	[HW_TLS_1_3] = {
+		.prefix = HW_TLS_HDR, .aad_len = HW_TLS_HDR, .appdata_outer = true,
+		.len_min = HW_TLS_TAG,
+		.len_max = HW_TLS_MAX_PLAIN + 1 + HW_TLS_TAG,
+	},
+};
+
+/* a boundary guess: parsable, and a content type the version sends */
+bool hw_tls_hdr_plausible(enum hw_tls_version v, const u8 h[5])
 {
-	return h[0] >= 0x14 && h[0] <= 0x18 && hw_tls_hdr_parsable(h);
+	const struct hw_tls_fmt *fmt = &hw_tls_fmts[v];
+
+	if (fmt->appdata_outer ? h[0] != HW_TLS_CT_APPDATA :
+				 h[0] < 0x14 || h[0] > 0x18)
+		return false;
+	return hw_tls_hdr_parsable(fmt, h);
 }
 
 static void maybe_request(struct hw_rx_ctx *cx, struct hw_flow *f)
@@ -471,6 +489,8 @@ static void record_begin(struct hw_rx_ctx *cx, struct hw_flow *f)
 	}
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.key = NULL;
+	f->rec.inner_valid = false;
+	f->rec.first_n = 0;
 	if (f->state == HW_FS_TRACK || !f->rn_known)
 		return;
 	ks = hw_select_key(cx, f, f->rec.idx + f->rn_off);
@@ -491,8 +511,9 @@ static void record_begin(struct hw_rx_ctx *cx, struct hw_flow *f)
 static bool record_header(struct hw_rx_ctx *cx, struct hw_flow *f)
 {
 	/* TRACK still guesses boundaries; numbered states know them */
-	if (f->state == HW_FS_TRACK ? !hw_tls_hdr_plausible(f->rec.hdr) :
-				      !hw_tls_hdr_parsable(f->rec.hdr))
+	if (f->state == HW_FS_TRACK ?
+	    !hw_tls_hdr_plausible(f->version, f->rec.hdr) :
+	    !hw_tls_hdr_parsable(HW_FMT(f), f->rec.hdr))
 		return false;
 	f->rec.len = HW_TLS_HDR + hw_get_be16(f->rec.hdr + 3);
 	if (f->state == HW_FS_TRACK)
@@ -533,6 +554,57 @@ static bool pfx_differs(u32 pseq, const u8 *pfx, u32 pn, u32 seq,
 	if (!hw_seq_before(lo, hi))
 		return false;
 	return memcmp(pfx + (lo - pseq), d + (lo - seq), hi - lo) != 0;
+}
+
+/* TLS 1.3: n plaintext bytes at plaintext offset off were decrypted */
+static void inner_scan(struct hw_flow *f, u32 off, const u8 *pt, u32 n)
+{
+	u32 i;
+
+	if (off == f->rec.first_n)
+		for (i = 0; i < n && f->rec.first_n < 4; i++)
+			f->rec.first[f->rec.first_n++] = pt[i];
+	for (i = n; i-- > 0;) {
+		if (pt[i]) {
+			f->rec.inner_valid = true;
+			f->rec.inner_type = pt[i];
+			f->rec.inner_off = off + i;
+			return;
+		}
+	}
+}
+
+/*
+ * TLS 1.3, a record decrypted in SYNC ends: the outer type is always 23,
+ * so a KeyUpdate (the last record under the current key) shows only in
+ * the plaintext.  A KeyUpdate message alone (type 24, length 1) ends the
+ * key's range as a ChangeCipherSpec does in 1.2; a NewSessionTicket alone
+ * changes nothing; any other handshake
+ * record, or one whose type the engine could not read, sends the flow to
+ * SHADOW: the next record's tag is checked before anything is marked.
+ */
+static void inner_end(struct hw_rx_ctx *cx, struct hw_flow *f)
+{
+	static const u8 key_update[4] = { 24, 0, 0, 1 };
+
+	if (f->rec.inner_valid && f->rec.inner_type != 0x16)
+		return;
+	if (f->rec.inner_valid && f->rec.inner_off == 5 &&
+	    f->rec.first_n == 4 && !memcmp(f->rec.first, key_update, 4)) {
+		u64 e = f->rec.idx + f->rn_off + 1;
+
+		HW_STAT_INC(cx->eng, f, tls13_key_update);
+		if (e < f->keys.end_rn)
+			f->keys.end_rn = e;
+		return;
+	}
+	/* NewSessionTickets alone: no key change */
+	if (f->rec.inner_valid && f->rec.first_n == 4 && f->rec.first[0] == 4 &&
+	    4 + ((u32)f->rec.first[1] << 16 | (u32)f->rec.first[2] << 8 |
+		 f->rec.first[3]) == f->rec.inner_off)
+		return;
+	HW_STAT_INC(cx->eng, f, tls13_inner_recheck);
+	hw_set_state(cx, f, HW_FS_SHADOW);
 }
 
 /*
@@ -596,6 +668,9 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 			f->keys.cur.verified = true;
 			if (mode == HW_RM_DEC) {
 				HW_STAT_INC(eng, f, decrypted_records);
+				if (HW_FMT(f)->appdata_outer)
+					HW_STAT_INC(eng, f,
+						    tls13_decrypted_records);
 				if (f->lat_phase == HW_LAT_COUNTING)
 					eng->resync_hist[hw_min_u32(f->lat_recs,
 								    HW_RESYNC_HIST - 1)]++;
@@ -620,8 +695,11 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 			HW_STAT_INC(eng, f, nokey_records);
 	}
 
+	if (HW_FMT(f)->appdata_outer && f->state == HW_FS_SYNC && ok &&
+	    mode != HW_RM_FOLLOW && !f->rec.fail)
+		inner_end(cx, f);
 	/* a ChangeCipherSpec is the last record under the current key */
-	if (was_ccs) {
+	if (was_ccs && !HW_FMT(f)->appdata_outer) {
 		if (f->rn_known) {
 			u64 e = f->rec.idx + f->rn_off + 1;
 
@@ -712,10 +790,10 @@ static u32 search_step(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq,
 			continue;
 		b0 = i < 0 ? f->carry[nc + i] : d[i];
 		if (b0 < 0x14 || b0 > 0x18)
-			continue;
+			continue;	/* 23 too, for TLS 1.3 */
 		for (j = 0; j < HW_TLS_HDR; j++)
 			h[j] = i + j < 0 ? f->carry[nc + i + j] : d[i + j];
-		if (!hw_tls_hdr_plausible(h))
+		if (!hw_tls_hdr_plausible(f->version, h))
 			continue;
 		/* candidate header at seq + i, its last byte in this frame */
 		hw_set_state(cx, f, HW_FS_TRACK);
@@ -780,7 +858,7 @@ static bool emit_output(const struct hw_flow *f, u32 frame_rem)
 static u32 record_step(struct hw_rx_ctx *cx, struct hw_flow *f, const u8 *d,
 		       u32 n, u32 frame_rem)
 {
-	bool emit;
+	bool emit, plain;
 	u32 m;
 
 	if (f->rec.pos == 0)
@@ -789,8 +867,8 @@ static u32 record_step(struct hw_rx_ctx *cx, struct hw_flow *f, const u8 *d,
 	if (!emit)
 		cx->markable = false;
 
-	if (f->rec.pos < HW_TLS_PREFIX) {
-		m = hw_min_u32(n, HW_TLS_PREFIX - f->rec.pos);
+	if (f->rec.pos < HW_PFX(f)) {
+		m = hw_min_u32(n, HW_PFX(f) - f->rec.pos);
 		if (f->rec.pos < HW_TLS_HDR)
 			m = hw_min_u32(m, HW_TLS_HDR - f->rec.pos);
 		memcpy(f->rec.hdr + f->rec.pos, d, m);
@@ -798,7 +876,7 @@ static u32 record_step(struct hw_rx_ctx *cx, struct hw_flow *f, const u8 *d,
 			memcpy(cx->out, d, m);
 		if (f->rec.pfx_n == f->rec.pos) {
 			f->rec.pfx_n = (u8)(f->rec.pos + m);
-			if (f->rec.pfx_n == HW_TLS_PREFIX)
+			if (f->rec.pfx_n == HW_PFX(f))
 				pfx_complete(cx, f);
 		}
 		f->rec.pos += m;
@@ -810,22 +888,35 @@ static u32 record_step(struct hw_rx_ctx *cx, struct hw_flow *f, const u8 *d,
 			f->ncarry = 4;
 			return m;
 		}
-		if (f->rec.pos == HW_TLS_PREFIX && f->rec.mode != HW_RM_FOLLOW)
-			hw_gcm_init(cx, f, f->keys.cur.salt);
+		if (f->rec.pos == HW_PFX(f) && f->rec.mode != HW_RM_FOLLOW)
+			hw_gcm_init(cx, f, f->keys.cur.iv);
 		return m;
 	}
 	if (f->rec.pos < f->rec.len - HW_TLS_TAG) {
-		u32 off = f->rec.pos - HW_TLS_PREFIX;
+		u32 off = f->rec.pos - HW_PFX(f);
 
 		m = hw_min_u32(n, f->rec.len - HW_TLS_TAG - f->rec.pos);
-		if (emit && f->rec.mode == HW_RM_DEC) {
+		/*
+		 * TLS 1.3 decrypts whatever it has a key for, marked or not:
+		 * the plaintext says where a key ends (inner_end()); out may
+		 * hold anything when the frame is not marked
+		 */
+		plain = emit || (HW_FMT(f)->appdata_outer &&
+				 f->rec.mode != HW_RM_FOLLOW);
+		if (plain && f->rec.mode == HW_RM_DEC) {
 			hw_gcm_decrypt_ghash(cx, f, off, d, cx->out, m);
 		} else {
-			if (emit)
+			if (plain)
 				hw_gcm_decrypt(cx, f, off, d, cx->out, m);
 			if (f->rec.mode == HW_RM_DEC ||
 			    f->rec.mode == HW_RM_VERIFY)
 				hw_gcm_ghash(f, d, m);
+		}
+		if (HW_FMT(f)->appdata_outer) {
+			if (plain)
+				inner_scan(f, off, cx->out, m);
+			else
+				f->rec.inner_valid = false;
 		}
 		if (unlikely(f->rec.crypto_err))
 			hw_record_crypto_fail(cx, f);
@@ -900,8 +991,9 @@ static void stream_gap(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq)
 		/* no header in the gap: keep following, record damaged */
 		HW_STAT_INC(cx->eng, f, holes);
 		f->rec.hole = true;
+		f->rec.inner_valid = false;
 		if (hw_rm_decrypts(f->rec.mode) &&
-		    f->rec.pos >= HW_TLS_PREFIX && f->rec.anchored) {
+		    f->rec.pos >= HW_PFX(f) && f->rec.anchored) {
 			f->rec.mode = HW_RM_DECNA;
 		} else {
 			/*
@@ -1176,7 +1268,7 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		f->jump.old_run = 0;
 		f->jump.old_hi = f->far.from;
 	}
-	if (!f->rec.anchored && f->rec.pfx_n == HW_TLS_PREFIX)
+	if (!f->rec.anchored && f->rec.pfx_n == HW_PFX(f))
 		pfx_seal(f, seq);
 	if (!hw_seq_after(end, f->exp_seq)) {
 		/* old data: never marked, but it may close a gap's chain */
@@ -1302,7 +1394,8 @@ int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
 	u32 i, b;
 	u16 gen;
 
-	if (!p->key || !tuple_valid(&p->tuple)) {
+	if (!p->key || !tuple_valid(&p->tuple) ||
+	    p->version >= HW_TLS_NVERSIONS) {
 		eng->st.add_fail++;
 		return -EINVAL;
 	}
@@ -1332,7 +1425,9 @@ int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
 	f->snd_nxt = p->snd_nxt;
 	f->keys.cur.k = p->key;
 	f->keys.cur.from_rn = p->start_rn;
-	memcpy(f->keys.cur.salt, p->salt, 4);
+	f->version = p->version;
+	memcpy(f->keys.cur.iv, p->salt, 4);
+	memcpy(f->keys.cur.iv + 4, p->iv, 8);
 	f->keys.end_rn = HW_NO_END;
 	if (p->start_synced && (!p->stream_known ||
 				p->stream_seq == p->start_seq)) {
@@ -1397,8 +1492,9 @@ int hw_engine_flow_del(struct hw_engine *eng, u32 handle,
 }
 
 int hw_engine_flow_key_update(struct hw_engine *eng, u32 handle,
-			      struct hw_crypto_key *key, const u8 salt[4],
-			      u64 rn, struct hw_key_reap *reap)
+			      struct hw_crypto_key *key,
+			      const u8 iv[HW_TLS_IV_LEN], u64 rn,
+			      struct hw_key_reap *reap)
 {
 	struct hw_flow *f = flow_by_handle(eng, handle);
 	struct hw_key_slot ns;
@@ -1412,7 +1508,7 @@ int hw_engine_flow_key_update(struct hw_engine *eng, u32 handle,
 	ns.k = key;
 	ns.from_rn = rn;
 	ns.from_update = true;
-	memcpy(ns.salt, salt, 4);
+	memcpy(ns.iv, iv, HW_TLS_IV_LEN);
 
 	if (f->rn_known && f->state != HW_FS_SEARCH) {
 		u64 cur = f->rec.idx + f->rn_off;

@@ -15,13 +15,40 @@
 
 #include <innova/hw_engine.h>
 
-/* TLS 1.2 AES-GCM record layout */
+/* AES-GCM record layout (TLS 1.2 sizes; per version: struct hw_tls_fmt) */
 #define HW_TLS_HDR		5
-#define HW_TLS_PREFIX		13	/* header + explicit nonce */
+#define HW_TLS_PREFIX		13	/* largest prefix: 1.2 header + nonce */
 #define HW_TLS_TAG		16
 #define HW_TLS_L_MIN		24
 #define HW_TLS_L_MAX		(HW_TLS_MAX_PLAIN + 24)
 #define HW_TLS_CT_CCS		0x14
+#define HW_TLS_CT_APPDATA	0x17
+
+/*
+ * What differs between the record formats the engine parses, so that the
+ * rest of the engine reads the version from one table and never tests it:
+ *  TLS 1.2: header (5) + explicit nonce (8) before the ciphertext; nonce =
+ *    salt | explicit nonce; AAD = record number | type | version |
+ *    plaintext length (13 bytes).
+ *  TLS 1.3: header (5) only; nonce = static IV XOR record number; AAD =
+ *    the header itself; the outer type is always 23 (the real one is the
+ *    last non-zero plaintext byte, inside the ciphertext).
+ * len_min/len_max: the record lengths the kernel's record parser takes
+ * (tls_rx_msg_size()): the cipher overhead, up to 2^14 + that overhead
+ * (+ 1 for TLS 1.3's inner content type).
+ */
+struct hw_tls_fmt {
+	u8 prefix;		/* bytes before the ciphertext */
+	u8 aad_len;		/* GCM AAD bytes */
+	bool explicit_nonce;	/* the nonce's last 8 bytes travel in the record */
+	bool appdata_outer;	/* every record's outer type is 23 */
+	u16 len_min;
+	u16 len_max;
+};
+
+extern const struct hw_tls_fmt hw_tls_fmts[HW_TLS_NVERSIONS];
+#define HW_FMT(f)		(&hw_tls_fmts[(f)->version])
+#define HW_PFX(f)		(HW_FMT(f)->prefix)
 
 #define HW_RING_N		16	/* followed headers remembered */
 #define HW_REQ_N		4	/* resync requests remembered */
@@ -68,6 +95,18 @@ struct hw_record {
 	u8 pfx_n;		/* bytes of hdr[] taken from the stream */
 	u32 pfx_end;		/* where the prefix's frame ended */
 	u8 hdr[HW_TLS_PREFIX];	/* header and explicit nonce */
+	/*
+	 * TLS 1.3: the real content type is the last non-zero plaintext
+	 * byte, so the engine learns it from what it decrypts: inner_valid
+	 * while every plaintext byte after inner_off was decrypted (zeros:
+	 * padding); first[] holds plaintext bytes 0..first_n-1 (a handshake
+	 * message's header).
+	 */
+	bool inner_valid;
+	u8 inner_type;
+	u8 first_n;
+	u8 first[4];
+	u32 inner_off;
 	u64 idx;		/* chain index; rn = idx + rn_off */
 	struct hw_crypto_key *key;	/* the key its crypto uses */
 };
@@ -172,7 +211,7 @@ struct hw_resync_hint {
 struct hw_key_slot {
 	struct hw_crypto_key *k;
 	u64 from_rn;
-	u8 salt[4];
+	u8 iv[HW_TLS_IV_LEN];	/* TLS 1.2: salt in the first 4 bytes */
 	bool verified;		/* a tag under this key matched this stream */
 	bool bad;		/* failed its first verification */
 	bool from_update;	/* came from a key update command */
@@ -196,6 +235,7 @@ struct hw_flow {
 	u32 hnext;		/* hash chain / free list: index + 1, 0 = end */
 	struct hw_flow_tuple t;
 	enum hw_flow_state state;
+	u8 version;		/* enum hw_tls_version: indexes hw_tls_fmts */
 
 	bool exp_valid;
 	u32 exp_seq;		/* next in-order stream byte */
@@ -296,11 +336,12 @@ static inline void hw_stat_add(struct hw_stats *eng_st, u32 *flow_st,
  * Guessing a boundary (SEARCH/TRACK, the driver's queued-record walk)
  * needs the stricter hw_tls_hdr_plausible().
  */
-static inline bool hw_tls_hdr_parsable(const u8 *h)
+static inline bool hw_tls_hdr_parsable(const struct hw_tls_fmt *fmt,
+				       const u8 *h)
 {
 	u16 l = hw_get_be16(h + 3);
 
-	return h[1] == 3 && h[2] == 3 && l >= HW_TLS_L_MIN && l <= HW_TLS_L_MAX;
+	return h[1] == 3 && h[2] == 3 && l >= fmt->len_min && l <= fmt->len_max;
 }
 
 static inline bool hw_seq_before(u32 a, u32 b)
@@ -361,7 +402,8 @@ struct hw_key_slot *hw_select_key(struct hw_rx_ctx *cx, struct hw_flow *f,
 
 /* gcm_stream.c */
 void hw_record_crypto_fail(struct hw_rx_ctx *cx, struct hw_flow *f);
-void hw_gcm_init(struct hw_rx_ctx *cx, struct hw_flow *f, const u8 salt[4]);
+void hw_gcm_init(struct hw_rx_ctx *cx, struct hw_flow *f,
+		 const u8 iv[HW_TLS_IV_LEN]);
 void hw_gcm_ghash(struct hw_flow *f, const u8 *in, u32 n);
 void hw_gcm_decrypt(struct hw_rx_ctx *cx, struct hw_flow *f, u32 off,
 		    const u8 *in, u8 *out, u32 n);

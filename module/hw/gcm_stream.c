@@ -96,24 +96,37 @@ void hw_record_crypto_fail(struct hw_rx_ctx *cx, struct hw_flow *f)
 /* streaming GCM                                                      */
 /* ------------------------------------------------------------------ */
 
-/* J0, E_K(J0) and the AAD block of the current record (prefix complete) */
-void hw_gcm_init(struct hw_rx_ctx *cx, struct hw_flow *f, const u8 salt[4])
+/*
+ * J0, E_K(J0) and the AAD block of the current record (prefix complete);
+ * iv: the key's nonce material (struct hw_key_slot).
+ */
+void hw_gcm_init(struct hw_rx_ctx *cx, struct hw_flow *f,
+		 const u8 iv[HW_TLS_IV_LEN])
 {
+	const struct hw_tls_fmt *fmt = HW_FMT(f);
+	u64 rn = f->rec.idx + f->rn_off;
 	u8 blk[16];
-	u32 clen = f->rec.len - HW_TLS_PREFIX - HW_TLS_TAG;
+	u32 clen = f->rec.len - fmt->prefix - HW_TLS_TAG;
+	int i;
 
-	memcpy(f->gcm.ctr, salt, 4);
-	memcpy(f->gcm.ctr + 4, f->rec.hdr + HW_TLS_HDR, 8);
+	memset(blk, 0, sizeof(blk));
+	if (fmt->explicit_nonce) {
+		/* salt | the record's explicit nonce */
+		memcpy(f->gcm.ctr, iv, 4);
+		memcpy(f->gcm.ctr + 4, f->rec.hdr + HW_TLS_HDR, 8);
+		/* AAD: rec_seq(8) | type | 03 03 | plaintext length */
+		hw_put_be64(blk, rn);
+		memcpy(blk + 8, f->rec.hdr, 3);
+		hw_put_be16(blk + 11, (u16)clen);
+	} else {
+		/* static IV XOR the record number; AAD: the header */
+		memcpy(f->gcm.ctr, iv, HW_TLS_IV_LEN);
+		for (i = 0; i < 8; i++)
+			f->gcm.ctr[4 + i] ^= (u8)(rn >> (56 - 8 * i));
+		memcpy(blk, f->rec.hdr, HW_TLS_HDR);
+	}
 	hw_put_be32(f->gcm.ctr + 12, 1);
 	aes_block(f, f->gcm.ctr, f->gcm.ekj0);
-
-	/* AAD: rec_seq(8) | type | 03 03 | plaintext length, zero padded */
-	memset(blk, 0, sizeof(blk));
-	hw_put_be64(blk, f->rec.idx + f->rn_off);
-	blk[8] = f->rec.hdr[0];
-	blk[9] = f->rec.hdr[1];
-	blk[10] = f->rec.hdr[2];
-	hw_put_be16(blk + 11, (u16)clen);
 	memset(f->gcm.ghash, 0, sizeof(f->gcm.ghash));
 	ghash_blocks(f, blk, 1);
 	f->gcm.fill = 0;
@@ -289,7 +302,7 @@ void hw_gcm_drop_keystream(struct hw_flow *f)
 bool hw_gcm_check(struct hw_flow *f)
 {
 	u8 blk[16];
-	u32 clen = f->rec.len - HW_TLS_PREFIX - HW_TLS_TAG;
+	u32 clen = f->rec.len - HW_PFX(f) - HW_TLS_TAG;
 	u8 diff = 0;
 	int i;
 
@@ -298,7 +311,7 @@ bool hw_gcm_check(struct hw_flow *f)
 		ghash_blocks(f, f->gcm.buf, 1);
 		f->gcm.fill = 0;
 	}
-	hw_put_be64(blk, (u64)HW_TLS_PREFIX * 8);
+	hw_put_be64(blk, (u64)HW_FMT(f)->aad_len * 8);
 	hw_put_be64(blk + 8, (u64)clen * 8);
 	ghash_blocks(f, blk, 1);
 	for (i = 0; i < 16; i++)

@@ -173,17 +173,17 @@ void hw_ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n, bool trusted)
 		u32 o, m;
 
 		ro_advance(f);
-		if (!f->ro.valid || f->ro.pn >= HW_TLS_PREFIX)
+		if (!f->ro.valid || f->ro.pn >= HW_PFX(f))
 			return;
 		o = f->ro.seq + f->ro.pn - seq;
 		if (o >= n)
 			return;
-		m = hw_min_u32(n - o, (u32)HW_TLS_PREFIX - f->ro.pn);
+		m = hw_min_u32(n - o, (u32)HW_PFX(f) - f->ro.pn);
 		memcpy(f->ro.pre + f->ro.pn, d + o, m);
 		if (!trusted)
 			f->ro.weak = true;
 		if (f->ro.pn < HW_TLS_HDR && f->ro.pn + m >= HW_TLS_HDR &&
-		    !hw_tls_hdr_parsable(f->ro.pre)) {
+		    !hw_tls_hdr_parsable(HW_FMT(f), f->ro.pre)) {
 			/* the kernel will fail it too */
 			hw_ro_cancel(f);
 			return;
@@ -212,15 +212,15 @@ static void ro_resume(struct hw_rx_ctx *cx, struct hw_flow *f, bool sync)
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.key = NULL;
 	if (!f->rec.pos || !sync || f->rec.hole || !f->rec.anchored ||
-	    f->rec.pfx_n < hw_min_u32(f->rec.pos, HW_TLS_PREFIX))
+	    f->rec.pfx_n < hw_min_u32(f->rec.pos, HW_PFX(f)))
 		return;
 	ks = hw_select_key(cx, f, f->rec.idx + f->rn_off);
 	if (!ks || !ks->verified || f->state != HW_FS_SYNC)
 		return;
 	f->rec.key = ks->k;
 	f->rec.mode = HW_RM_DECNA;
-	if (f->rec.pos >= HW_TLS_PREFIX)
-		hw_gcm_init(cx, f, ks->salt);
+	if (f->rec.pos >= HW_PFX(f))
+		hw_gcm_init(cx, f, ks->iv);
 }
 
 /* the walk reached a header the engine followed (chain index idx) */

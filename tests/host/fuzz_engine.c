@@ -143,15 +143,15 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			struct hw_crypto_key *k;
 			u32 a = get(&in, 1);
 			int ep = a & 1;
-			u8 key[32];
+			u8 key[32], iv[HW_TLS_IV_LEN];
 
+			epoch_iv(&S.ep[ep], iv);
 			memcpy(key, S.ep[ep].key, 32);
 			if (a & 2)
 				key[5] ^= 0x80;
 			if (hw_crypto_key_new(key, S.ep[ep].klen, &k))
 				break;
-			if (hw_engine_flow_key_update(E, H[slot], k,
-					S.ep[ep].salt,
+			if (hw_engine_flow_key_update(E, H[slot], k, iv,
 					a & 4 ? S.ep[1].from_rn : get(&in, 1),
 					&reap))
 				hw_crypto_key_free(k);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Host test helpers: TLS 1.2 AES-GCM record streams (OpenSSL one-shot EVP
- * GCM as the reference) and Ethernet/IP/TCP frames with real checksums. */
+/* Host test helpers: TLS 1.2/1.3 AES-GCM record streams (OpenSSL one-shot
+ * EVP GCM as the reference) and Ethernet/IP/TCP frames with real checksums. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <openssl/evp.h>
@@ -75,6 +75,72 @@ static bool rec_decrypt(const struct epoch *e, u64 rn, const u8 *rec,
 	return ok > 0;
 }
 
+/* TLS 1.3: static IV XOR the record number */
+static void nonce13(const struct epoch *e, u64 rn, u8 iv[12])
+{
+	int i;
+
+	memcpy(iv, e->salt, 4);
+	memcpy(iv + 4, e->iv, 8);
+	for (i = 0; i < 8; i++)
+		iv[4 + i] ^= (u8)(rn >> (56 - 8 * i));
+}
+
+/*
+ * TLS 1.3 record of inner plaintext pt | type | pad zero bytes into out
+ * (5 + plen + 1 + pad + 16 bytes); the outer type is always 23.
+ */
+static void rec_encrypt13(const struct epoch *e, u64 rn, u8 type,
+			  const u8 *pt, u32 plen, u32 pad, u8 *out)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	u32 ilen = plen + 1 + pad;
+	u8 iv[12], *inner = calloc(1, ilen);
+	int l;
+
+	memcpy(inner, pt, plen);
+	inner[plen] = type;
+	nonce13(e, rn, iv);
+	out[0] = 0x17;
+	out[1] = 3;
+	out[2] = 3;
+	hw_put_be16(out + 3, (u16)(ilen + 16));
+	if (!EVP_EncryptInit_ex(c, gcm(e->klen), NULL, e->key, iv) ||
+	    !EVP_EncryptUpdate(c, NULL, &l, out, 5) ||
+	    !EVP_EncryptUpdate(c, out + 5, &l, inner, (int)ilen) ||
+	    !EVP_EncryptFinal_ex(c, out + 5 + ilen, &l) ||
+	    !EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, 16,
+				 out + 5 + ilen)) {
+		fprintf(stderr, "EVP encrypt failed\n");
+		abort();
+	}
+	EVP_CIPHER_CTX_free(c);
+	free(inner);
+}
+
+/* TLS 1.3 one-shot decrypt; the CTR output goes to pt even on a bad tag */
+static bool rec_decrypt13(const struct epoch *e, u64 rn, const u8 *rec,
+			  u32 len, u8 *pt)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	u32 clen = len - 21;
+	u8 iv[12], tag[16];
+	int l, ok;
+
+	nonce13(e, rn, iv);
+	memcpy(tag, rec + len - 16, 16);
+	if (!EVP_DecryptInit_ex(c, gcm(e->klen), NULL, e->key, iv) ||
+	    !EVP_DecryptUpdate(c, NULL, &l, rec, 5) ||
+	    (clen && !EVP_DecryptUpdate(c, pt, &l, rec + 5, (int)clen)) ||
+	    !EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_TAG, 16, tag)) {
+		fprintf(stderr, "EVP decrypt failed\n");
+		abort();
+	}
+	ok = EVP_DecryptFinal_ex(c, pt + clen, &l);
+	EVP_CIPHER_CTX_free(c);
+	return ok > 0;
+}
+
 int epoch_of_rn(const struct stream *s, u64 rn)
 {
 	int e, best = 0;
@@ -89,8 +155,9 @@ bool hdr_plausible_bytes(const u8 *h)
 {
 	u16 l = hw_get_be16(h + 3);
 
+	/* either version's bounds (TLS 1.3: 16 .. 2^14 + 17) */
 	return h[0] >= 0x14 && h[0] <= 0x18 && h[1] == 3 && h[2] == 3 &&
-	       l >= 24 && l <= 16384 + 24;
+	       l >= 16 && l <= 16384 + 24;
 }
 
 static u32 rec_plen(const struct stream_cfg *c, struct rng *r)
@@ -117,6 +184,7 @@ void stream_gen(struct stream *s, const struct stream_cfg *c, struct rng *r)
 	memset(s, 0, sizeof(*s));
 	s->isn = (u32)rng_next(r);
 	s->rn0 = c->rn0;
+	s->tls13 = c->tls13;
 	s->nep = 1 + c->nkeyup;
 	for (e = 0; e < s->nep; e++) {
 		s->ep[e].klen = c->klen;
@@ -124,6 +192,9 @@ void stream_gen(struct stream *s, const struct stream_cfg *c, struct rng *r)
 			s->ep[e].key[k] = (u8)rng_next(r);
 		for (k = 0; k < 4; k++)
 			s->ep[e].salt[k] = (u8)rng_next(r);
+		/* (1.2 streams draw no IV: their seeds replay as before) */
+		for (k = 0; k < 8 && c->tls13; k++)
+			s->ep[e].iv[k] = (u8)rng_next(r);
 	}
 	s->ep[0].from_rn = 0;
 	/* key changes at evenly spread record numbers (rn relative to rn0) */
@@ -133,7 +204,7 @@ void stream_gen(struct stream *s, const struct stream_cfg *c, struct rng *r)
 	}
 
 	for (i = 0; i < c->nrec; i++)
-		cap += 16384 + 29;
+		cap += 16384 + 64;
 	s->wire = malloc(cap);
 	off = 0;
 	for (i = 0; i < c->nrec; i++) {
@@ -145,7 +216,10 @@ void stream_gen(struct stream *s, const struct stream_cfg *c, struct rng *r)
 		for (e = 1; e < s->nep; e++)
 			if (rn + 1 == s->ep[e].from_rn)
 				ccs = true;
-		if (ccs) {
+		if (ccs && c->tls13) {
+			type = 0x16;	/* the KeyUpdate handshake message */
+			plen = 5;
+		} else if (ccs) {
 			type = 0x14;
 			plen = 1;
 		} else if (rng_chance(r, 0.03)) {
@@ -153,6 +227,26 @@ void stream_gen(struct stream *s, const struct stream_cfg *c, struct rng *r)
 		}
 		for (k = 0; k < (int)plen; k++)
 			pt[k] = (u8)rng_next(r);
+		if (ccs && c->tls13) {
+			memcpy(pt, "\x18\x00\x00\x01\x00", 5); /* KeyUpdate */
+		} else if (c->tls13 && type == 0x16 && plen >= 4) {
+			/* a NewSessionTicket, as a server sends them */
+			pt[0] = 4;
+			pt[1] = (u8)((plen - 4) >> 16);
+			pt[2] = (u8)((plen - 4) >> 8);
+			pt[3] = (u8)(plen - 4);
+		}
+		if (c->tls13) {
+			/* zero padding now and then, within 2^14 + 1 */
+			u32 pad = rng_chance(r, 0.2) ? rng_below(r, 40) : 0;
+
+			if (plen + 1 + pad > 16385)
+				pad = 16385 - plen - 1;
+			rec_encrypt13(&s->ep[epoch_of_rn(s, rn)], rn, type, pt,
+				      plen, pad, s->wire + off);
+			off += plen + 1 + pad + 21;
+			continue;
+		}
 		if (rng_chance(r, 0.5))
 			hw_put_be64(nonce, rn);
 		else
@@ -176,8 +270,10 @@ void stream_gen(struct stream *s, const struct stream_cfg *c, struct rng *r)
 		if (k < c->corrupt_tag)
 			s->wire[o + len - 1 - rng_below(r, 16)] ^=
 				(u8)(1 + rng_below(r, 255));
-		else if (k < c->corrupt_tag + c->corrupt_ct && len > 29)
-			s->wire[o + 13 + rng_below(r, len - 29)] ^= 0x40;
+		else if (k < c->corrupt_tag + c->corrupt_ct &&
+			 len > stream_prefix(s) + 16)
+			s->wire[o + stream_prefix(s) +
+				rng_below(r, len - stream_prefix(s) - 16)] ^= 0x40;
 		else if (k >= c->corrupt_tag + c->corrupt_ct)
 			s->wire[o + 3] ^= (u8)(1 + rng_below(r, 0x3f));
 	}
@@ -193,7 +289,9 @@ void stream_gen(struct stream *s, const struct stream_cfg *c, struct rng *r)
 		u16 l = hw_get_be16(h + 3);
 		struct ref_rec *rr = &s->rec[i];
 
-		if (h[1] != 3 || h[2] != 3 || l < 24 || l > 16384 + 24 ||
+		if (h[1] != 3 || h[2] != 3 ||
+		    l < (c->tls13 ? 16 : 24) ||
+		    l > 16384 + (c->tls13 ? 17 : 24) ||
 		    off + 5 + l > s->n || i >= c->nrec)
 			break;
 		rr->off = off;
@@ -201,8 +299,11 @@ void stream_gen(struct stream *s, const struct stream_cfg *c, struct rng *r)
 		rr->rn = c->rn0 + (u64)i;
 		rr->type = h[0];
 		rr->epoch = epoch_of_rn(s, rr->rn);
-		rr->tag_ok = rec_decrypt(&s->ep[rr->epoch], rr->rn, h, rr->len,
-					 s->plain + off + 13);
+		rr->tag_ok = c->tls13 ?
+			rec_decrypt13(&s->ep[rr->epoch], rr->rn, h, rr->len,
+				      s->plain + off + 5) :
+			rec_decrypt(&s->ep[rr->epoch], rr->rn, h, rr->len,
+				    s->plain + off + 13);
 		memset(s->valid + off, 1, rr->len);
 		off += rr->len;
 	}

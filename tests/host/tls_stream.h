@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Host test helpers: TLS 1.2 AES-GCM record streams and TCP frames. */
+/* Host test helpers: TLS 1.2/1.3 AES-GCM record streams and TCP frames. */
 #ifndef TLS_STREAM_H
 #define TLS_STREAM_H
 
@@ -36,8 +36,16 @@ struct epoch {
 	u8 key[32];
 	unsigned int klen;
 	u8 salt[4];
+	u8 iv[8];		/* TLS 1.3: static IV = salt | iv */
 	u64 from_rn;
 };
+
+/* the nonce material hw_engine_flow_key_update() takes: salt | iv */
+static inline void epoch_iv(const struct epoch *e, u8 iv[HW_TLS_IV_LEN])
+{
+	memcpy(iv, e->salt, 4);
+	memcpy(iv + 4, e->iv, 8);
+}
 
 /* a record as the receiving kernel's strparser parses the wire */
 struct ref_rec {
@@ -60,7 +68,23 @@ struct stream {
 	struct ref_rec *rec;	/* reference parse */
 	int nrec;
 	u64 rn0;
+	bool tls13;		/* TLS 1.3 records (no explicit nonce) */
 };
+
+/* bytes before a record's ciphertext: header (+ explicit nonce in 1.2) */
+static inline u32 stream_prefix(const struct stream *s)
+{
+	return s->tls13 ? 5 : 13;
+}
+
+/* a flow install for epoch 0 of s: version and nonce material */
+static inline void stream_flow_params(const struct stream *s,
+				      struct hw_flow_params *fp)
+{
+	fp->version = s->tls13 ? HW_TLS_1_3 : HW_TLS_1_2;
+	memcpy(fp->salt, s->ep[0].salt, 4);
+	memcpy(fp->iv, s->ep[0].iv, 8);
+}
 
 struct stream_cfg {
 	int nrec;
@@ -71,6 +95,8 @@ struct stream_cfg {
 	int corrupt_ct;		/* records with a flipped ciphertext byte */
 	int corrupt_hdr;	/* 1: corrupt one header's length */
 	u64 rn0;
+	bool tls13;		/* TLS 1.3 records: nonce from the IV, inner
+				 * content type (+ zero padding) encrypted */
 };
 
 void stream_gen(struct stream *s, const struct stream_cfg *c, struct rng *r);
