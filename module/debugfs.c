@@ -26,6 +26,7 @@
 #include <innova/hw_crypto.h>
 
 #include "innova.h"
+#include "compat.h"
 
 static struct dentry *innova_dbg_root;
 
@@ -78,6 +79,17 @@ static int innova_dbg_ifname_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(innova_dbg_ifname);
+
+/* What this build offloads: tests pick their expectations from it. */
+static int innova_dbg_caps_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "tls12_rx");
+	if (INNOVA_TLS13_RX)
+		seq_puts(m, " tls13_rx");
+	seq_putc(m, '\n');
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(innova_dbg_caps);
 
 static int innova_dbg_peer_show(struct seq_file *m, void *v)
 {
@@ -167,6 +179,8 @@ void innova_debugfs_init(void)
 	innova_dbg_root = debugfs_create_dir(INNOVA_DRV_NAME, NULL);
 	debugfs_create_file("objects", 0400, innova_dbg_root, NULL,
 			    &innova_dbg_objects_fops);
+	debugfs_create_file("caps", 0400, innova_dbg_root, NULL,
+			    &innova_dbg_caps_fops);
 	innova_bench_debugfs_add(innova_dbg_root);
 }
 

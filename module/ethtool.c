@@ -103,6 +103,9 @@ static const struct innova_engine_stat innova_engine_stats[] = {
 	INNOVA_ENGINE_STAT("rx_tls_unanchored", unanchored),
 	INNOVA_ENGINE_STAT("rx_tls_no_ack", no_ack_frames),
 	INNOVA_ENGINE_STAT("rx_tls_bad_ack", bad_ack_frames),
+	INNOVA_ENGINE_STAT("rx_tls13_records_decrypted", tls13_decrypted_records),
+	INNOVA_ENGINE_STAT("rx_tls13_key_update", tls13_key_update),
+	INNOVA_ENGINE_STAT("rx_tls13_inner_recheck", tls13_inner_recheck),
 	INNOVA_ENGINE_STAT("rx_tls_far_reanchor", far_reanchor),
 };
 

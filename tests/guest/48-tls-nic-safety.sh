@@ -56,6 +56,10 @@ expect_delta crypto.fault rx_tls_sync_lost -ge 1 "a crypto error did not stop de
 expect_delta crypto rx_tls_resync_res_ok -ge "$lost" "a lost sync never came back"
 [ "$nic" -ge 9500 ] || die "offload did not recover after crypto errors: NIC share $nic/10000"
 
+# The cable's ahead copies acknowledge data the receiver never sent, so the
+# NIC's ACK test (test 56) would drop them before the far and rearm logic
+# these cases are about: it is off for them.
+set_knob "$PORT_B/tls_ack_check" 0
 mid_transfer far set_cable ahead=1073741824
 log "1 GiB ahead: injected $(delta far.A tx_cable_injected), far frames +$(delta far rx_tls_far_frames), sync lost +$(delta far.fault rx_tls_sync_lost) from the fault on (+$(delta far rx_tls_sync_lost) in the transfer); device share $share/10000"
 expect_delta far.A tx_cable_injected -eq 1 "the cable injected nothing"
