@@ -15,7 +15,7 @@ run_faulted() {
 	set_knob "$PORT_B/tls_reorder_recovery" "$recovery"
 	set_cable drop=0 reorder=0 dup=0 "$@" seed=4242
 	snap "$name"; snap "$name.A" A innova0
-	tls_run ${ADDR:-$IP4_B} "--rx-mode manual --bytes $BYTES ${CIPHER:+--cipher $CIPHER}" "--tx-mode ktls --bytes $BYTES --record-size 16384 ${CIPHER:+--cipher $CIPHER}"
+	tls_run ${ADDR:-$IP4_B} "--rx-mode manual --bytes $BYTES ${CIPHER:+--cipher $CIPHER} ${TLS13:+--tls13}" "--tx-mode ktls --bytes $BYTES --record-size 16384 ${CIPHER:+--cipher $CIPHER} ${TLS13:+--tls13}"
 	expect_intact $(jr .bytes)
 	expect_path device
 	req=$(delta "$name" rx_tls_resync_req_start)
@@ -70,6 +70,15 @@ run_faulted reorder5 1 8000 8500 40 reorder=50000 gap=3
 ADDR=$IP6_B CIPHER=aes256gcm run_faulted loss1-v6-256 1 9000 9000 25 drop=10000 dup=20000
 expect_delta loss1-v6-256.A tx_cable_duplicated -gt 0 "the cable duplicated nothing"
 ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-v6-256 1 8000 8500 40 reorder=50000 gap=3
+# TLS 1.3 on the device path (a kernel with the project's series: innova/caps
+# says tls13_rx): the same faults, the same floors as TLS 1.2 (the record
+# framing and the resync are the same; only the nonce and AAD differ).
+if grep -qw tls13_rx /sys/kernel/debug/innova/caps; then
+	TLS13=1 run_faulted loss1-13 1 9000 9000 25 drop=10000
+	TLS13=1 run_faulted reorder5-13-core 0 0 7000 8 reorder=50000 gap=3
+	TLS13=1 ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-13-v6-256 1 8000 8500 40 reorder=50000 gap=3
+	expect_delta reorder5-13-v6-256 rx_tls13_records_decrypted -gt 0 "no TLS 1.3 record decrypted"
+fi
 
 trace_off
 for ev in innova_tls_flow_add innova_tls_flow_del innova_tls_resync_req innova_tls_resync_confirm tls_device_rx_resync_send; do
