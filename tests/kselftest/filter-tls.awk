@@ -2,7 +2,9 @@
 # Innova NIC can offload on receive, at build time (the 6.1 harness has no
 # -f/-v/-t filters, and a SKIP in its fixture setup still runs the test
 # body with zeroed fds, so variants cannot be skipped at run time).
-#   awk -f filter-tls.awk tls.c > tls_innova.c   (dropped items on stderr)
+#   awk [-v TLS13=1] -f filter-tls.awk tls.c > tls_innova.c   (dropped items on stderr)
+# TLS13=1 (a kernel with the TLS 1.3 series, KVER=6.12-tls13) keeps the
+# TLS 1.3 AES-GCM-128/256 variants as well.
 # The file is read as top-level chunks (a function, a fixture or variant
 # block, a declaration, with the comment right above it). Dropped:
 #  - FIXTURE_VARIANT_ADD blocks other than TLS 1.2 with AES-GCM-128/256
@@ -24,8 +26,10 @@ function flush() {
 }
 function body_drop(t) {
 	if (t ~ /^[^\n]*FIXTURE_VARIANT_ADD\(/ || t ~ /\nFIXTURE_VARIANT_ADD\(/) {
-		if (t !~ /TLS_1_2_VERSION/)
-			return "not TLS 1.2"
+		# TLS13=1: a kernel with the project's TLS 1.3 series offloads
+		# TLS 1.3 AES-GCM too
+		if (t !~ /TLS_1_2_VERSION/ && !(TLS13 && t ~ /TLS_1_3_VERSION/))
+			return TLS13 ? "not TLS 1.2 or 1.3" : "not TLS 1.2"
 		if (t ~ /\.cipher_type[ \t]*=/ &&
 		    t !~ /\.cipher_type[ \t]*=[ \t]*TLS_CIPHER_AES_GCM_(128|256)[ \t]*,/)
 			return "cipher not AES-GCM-128/256"
