@@ -47,7 +47,7 @@ skip_step() { n=$((n + 1)); skipped=$((skipped + 1)); echo "ok $n - $TAP_TAG$1 #
 finish() {
 	local f
 	if [ ${#failures[@]} -gt 0 ]; then
-		echo "# failed (each with its last "# FAIL:" reason; full logs in test-logs):"
+		echo '# failed (each with its last "# FAIL:" reason; full logs in test-logs):'
 		for f in "${failures[@]}"; do echo "#   $f" | cut -c1-400; done
 	fi
 	echo "# wall time $(( $(date +%s) - t0 ))s; logs in $LOGS"

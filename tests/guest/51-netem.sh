@@ -17,6 +17,13 @@
 # jitter 10: netem's jitter reorders nearly every frame), so a NIC that
 # decrypts nothing fails every profile.
 setup_pair
+# netem acts on what the qdisc is given: with GSO on, one TCP super-packet
+# of up to ~45 frames, so "loss 1%" dropped a seventh as many skbs as
+# nominal, each taking a burst of frames (and a run could see no drop at
+# all). A per-frame fault model needs per-frame skbs: GSO off on the
+# sending port, as netem's documentation advises.
+ip netns exec A ethtool -K innova0 gso off || die "ethtool -K innova0 gso off"
+ip netns exec A ethtool -k innova0 | grep -q '^generic-segmentation-offload: off' || die "GSO still on"
 # qdisc_dropped: netem's drop count on the sender's port
 qdisc_dropped() {
 	ip netns exec A tc -s qdisc show dev innova0 | awk '/dropped/ { sub(/,/, "", $7); print $7; exit }'
