@@ -22,8 +22,8 @@ run_faulted() {
 	ok=$(delta "$name" rx_tls_resync_res_ok)
 	rec=$(delta "$name" rx_tls_reorder_recovered)
 	lost=$(delta "$name" rx_tls_sync_lost)
-	share=$(device_share "$name") nic=$(nic_share "$name")
-	log "$name: device share ${share}/10000, NIC share $nic/10000 (records $(jr .records), followed awaiting the kernel $(delta "$name" rx_tls_records_followed), touched by a hole $(delta "$name" rx_tls_records_unauth), decrypted $(delta "$name" rx_tls_records_decrypted), withheld as unanchored $(delta "$name" rx_tls_unanchored)), sync lost $lost, resync requests $req, confirmations $ok, recovered from late frames $rec, holes $(delta "$name" rx_tls_holes); cable: frames sent $(delta "$name.A" tx_packets), dropped $(delta "$name.A" tx_cable_dropped) reordered $(delta "$name.A" tx_cable_reordered) duplicated $(delta "$name.A" tx_cable_duplicated)"
+	share=$(device_share "$name") nic=$(nic_share "$name") missed=$(nic_missed "$name")
+	log "$name: device share ${share}/10000, NIC share $nic/10000, missed by the NIC $missed/10000 (records $(jr .records), followed awaiting the kernel $(delta "$name" rx_tls_records_followed), touched by a hole $(delta "$name" rx_tls_records_unauth), decrypted $(delta "$name" rx_tls_records_decrypted), withheld as unanchored $(delta "$name" rx_tls_unanchored)), sync lost $lost, resync requests $req, confirmations $ok, recovered from late frames $rec, holes $(delta "$name" rx_tls_holes); cable: frames sent $(delta "$name.A" tx_packets), dropped $(delta "$name.A" tx_cable_dropped) reordered $(delta "$name.A" tx_cable_reordered) duplicated $(delta "$name.A" tx_cable_duplicated)"
 	# The cable did what it was set to (expect_cable, lib.sh), and the
 	# faults cost sync as often as they do on a working NIC
 	# (expect_sync_lost: install alone loses it at most once).
@@ -33,28 +33,42 @@ run_faulted() {
 		expect_delta "$name" rx_tls_reorder_recovered -eq 0 "$name: recovered from late frames with recovery off"
 		expect_delta "$name" rx_tls_resync_req_start -gt 0 "$name: no resync requests"
 		expect_delta "$name" rx_tls_resync_res_ok -gt 0 "$name: no resync confirmations"
+		# every lost sync came back through the core (the last may
+		# still wait when the transfer ends; measured: equal in ten
+		# runs): a NIC that followed records and never resumed would
+		# hide them from nic_missed as "followed awaiting the kernel"
+		[ "$ok" -ge $((lost - 1)) ] || die "$name: $lost syncs lost, only $ok confirmed by the core"
+		asserted
 	else
 		# the default NIC takes sync back from the late frames themselves
 		expect_delta "$name" rx_tls_reorder_recovered -gt 0 "$name: recovery on, but nothing recovered from late frames"
 	fi
 	[ "$share" -ge "$min_share" ] || die "$name: device share $share/10000 < $min_share"
-	[ "$nic" -ge "$min_nic" ] || die "$name: NIC share $nic/10000 < $min_nic"
+	if [ -n "${MAX_MISSED:-}" ]; then
+		[ "$missed" -le "$MAX_MISSED" ] || die "$name: the NIC missed $missed/10000 records > $MAX_MISSED"
+	else
+		[ "$nic" -ge "$min_nic" ] || die "$name: NIC share $nic/10000 < $min_nic"
+	fi
 }
 # Through the core: each lost sync costs a scan, a request, the core's
 # confirmation and a shadow record. How many records arrive while the NIC
 # waits for that confirmation depends on the application's read pace, so
-# the whole-transfer device share is only logged; the floor is on the NIC
-# share, which leaves that wait out. What remains is the NIC's own cost,
-# about two records per lost sync (the one whose header fell in the gap,
-# and the shadow record): measured 9558 for loss, 8192 for reorder (46
-# lost syncs in 1024 records).
+# the whole-transfer device share is only logged. The NIC share (which
+# leaves that wait out of its denominator) still fell with a longer wait:
+# reorder5-core measured 6349-8127 over seven runs with the kernel's wait
+# at 650-130 records, and failed its floor of 7000 on a loaded CI machine
+# (and once on the TLS 1.3 lane) with the NIC's own misses unchanged. The
+# ceiling is therefore on those misses (nic_missed, lib.sh): measured
+# 430-600 per 10000 records for loss, 840-1340 for reorder (eight runs);
+# ceilings 1000 and 1800. A NIC that stopped decrypting after its first resync misses
+# thousands.
 # Lost syncs per 1000 faults, measured on 6.1 (16 MiB, ~120 drops or ~520
 # reorders): loss1-core 56, reorder5-core 19, loss1 72, reorder5 91,
 # loss1-v6-256 118, reorder5-v6-256 97 (a loss costs sync only where it
 # takes a header: about 1 frame in 11 with 16 KiB records). Floors at
 # about a third: 20, 8, 25, 40, 25, 40; install alone loses it once.
-run_faulted loss1-core 0 0 9000 20 drop=10000
-run_faulted reorder5-core 0 0 7000 8 reorder=50000 gap=3
+MAX_MISSED=1000 run_faulted loss1-core 0 0 0 20 drop=10000
+MAX_MISSED=1800 run_faulted reorder5-core 0 0 0 8 reorder=50000 gap=3
 # The default NIC: late-frame recovery, no kernel round trip to wait for.
 # Under reorder the NIC now withholds decryption where an injected segment
 # could steer its framing (issue 20, docs/design.md "The NIC sits in front
@@ -75,7 +89,7 @@ ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-v6-256 1 8000 8500 40 reorder=
 # framing and the resync are the same; only the nonce and AAD differ).
 if grep -qw tls13_rx /sys/kernel/debug/innova/caps; then
 	TLS13=1 run_faulted loss1-13 1 9000 9000 25 drop=10000
-	TLS13=1 run_faulted reorder5-13-core 0 0 7000 8 reorder=50000 gap=3
+	TLS13=1 MAX_MISSED=1800 run_faulted reorder5-13-core 0 0 0 8 reorder=50000 gap=3
 	TLS13=1 ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-13-v6-256 1 8000 8500 40 reorder=50000 gap=3
 	expect_delta reorder5-13-v6-256 rx_tls13_records_decrypted -gt 0 "no TLS 1.3 record decrypted"
 fi
