@@ -19,6 +19,7 @@ static const struct {
 } expect_errnos[] = {
 	{ "EBADMSG", EBADMSG }, { "EMSGSIZE", EMSGSIZE }, { "EINVAL", EINVAL }, { "EIO", EIO },
 	{ "ECONNRESET", ECONNRESET }, { "EPIPE", EPIPE }, { "EPROTO", EPROTO }, { "ENOMEM", ENOMEM },
+	{ "EBUSY", EBUSY }, { "EKEYEXPIRED", EKEYEXPIRED },
 };
 
 void print_usage(FILE *f)
@@ -27,6 +28,7 @@ void print_usage(FILE *f)
 "usage: innova-tls recv --listen ADDR:PORT [options]\n"
 "       innova-tls send --connect ADDR:PORT [options]\n"
 "       innova-tls selftest-errors\n"
+"       innova-tls selftest-keyupdate\n"
 "\n"
 "TLS 1.2 (ECDHE-ECDSA) test traffic with byte-exact verification, for kTLS RX\n"
 "offload tests (TLS 1.3 with --tls13). ADDR is an IPv4 or IPv6 literal: 10.0.0.1:4433, [fd00::1]:4433.\n"
@@ -82,6 +84,20 @@ void print_usage(FILE *f)
 "                     clean end or another failure fails the run. With --bytes, that\n"
 "                     many bytes must arrive before the error. rx-mode user sees\n"
 "                     OpenSSL errors, which carry no errno (only TCP ones do)\n"
+"  (--tls13) every rx mode follows the sender's KeyUpdates: manual derives the next\n"
+"                     secret (HKDF-Expand-Label \"traffic upd\") and sets TLS_RX again\n"
+"                     (rec_seq 0); a kernel that refuses it (before 6.14: EBUSY) fails\n"
+"                     the run with \"rekey unsupported by this kernel\"; sim rekeys its\n"
+"                     model; user/openssl leave it to OpenSSL. Reports add\n"
+"                     \"key_updates_received\",\"rekeys_installed\",\"key_expired_seen\"\n"
+"  --key-update-wrong-key K\n"
+"                     (--tls13, rx-mode manual/sim) at the K-th KeyUpdate install a\n"
+"                     wrong next key (one key bit flipped): the next record must fail\n"
+"                     with EBADMSG (use --expect-error EBADMSG to pass on it)\n"
+"  --key-update-lazy  (--tls13, rx-mode manual) install the next key only after a\n"
+"                     receive call failed with EKEYEXPIRED (the kernel pauses\n"
+"                     decryption at a KeyUpdate since 6.14); a read that returns\n"
+"                     anything else first fails the run\n"
 "\n"
 "send options:\n"
 "  --tx-mode M        user (default) SSL_write, one record per call\n"
@@ -103,6 +119,17 @@ void print_usage(FILE *f)
 "                                   AAD too, so the tag verifies          [EBADMSG]\n"
 "                     split-badlen  17 03 03 as its own TCP segment, ~50 ms,\n"
 "                                   then length 00 00 and filler          [EBADMSG]\n"
+"  --key-update SPEC  (--tls13) TLS 1.3 KeyUpdates (update_not_requested) between\n"
+"                     data records; SPEC: N (after every N data records), random:MIN-MAX\n"
+"                     (seeded by --seed: MIN..MAX records between updates) or\n"
+"                     burst:K/N (K updates back to back after every N records);\n"
+"                     N, MIN, MAX 1..20000, K 1..64. None after the last record.\n"
+"                     tx-mode user: SSL_key_update; sim: the model seals the KeyUpdate\n"
+"                     and derives the next keys; ktls: TLS_SET_RECORD_TYPE 22 + a\n"
+"                     second TLS_TX where the kernel counts TlsTxRekeyOk (6.14+ uAPI),\n"
+"                     else the whole flow falls back to SSL_write (\"key_update_tx\":\n"
+"                     \"user\", \"key_update_note\" says why). Reports add\n"
+"                     \"key_updates_sent\",\"key_update_tx\",\"key_update_note\"\n"
 "  --sport PORT       bind the client socket to local PORT (SO_REUSEADDR) before\n"
 "                     connecting, e.g. to reconnect on the same 4-tuple; --flows 1\n"
 "\n"
@@ -202,6 +229,48 @@ static int parse_ccs_list(const char *s, struct options *o)
 	return o->n_ccs_at ? 0 : -1;
 }
 
+/* --key-update N | random:MIN-MAX | burst:K/N, every number of records in 1..20000 */
+static int parse_key_update(const char *s, struct options *o)
+{
+	char tmp[64], *sep;
+	uint64_t a, b;
+
+	if (strlen(s) >= sizeof(tmp))
+		return -1;
+	o->ku_burst = 1;
+	if (!strncmp(s, "random:", 7)) {
+		snprintf(tmp, sizeof(tmp), "%s", s + 7);
+		sep = strchr(tmp, '-');
+		if (!sep)
+			return -1;
+		*sep = 0;
+		if (parse_u64(tmp, &a) || parse_u64(sep + 1, &b) || a < 1 || b > KU_INTERVAL_MAX || a > b)
+			return -1;
+		o->ku_kind = KU_RANDOM;
+	} else if (!strncmp(s, "burst:", 6)) {
+		snprintf(tmp, sizeof(tmp), "%s", s + 6);
+		sep = strchr(tmp, '/');
+		if (!sep)
+			return -1;
+		*sep = 0;
+		if (parse_u64(tmp, &b) || b < 1 || b > KU_BURST_MAX)
+			return -1;
+		o->ku_burst = (uint32_t)b;
+		if (parse_u64(sep + 1, &a) || a < 1 || a > KU_INTERVAL_MAX)
+			return -1;
+		b = a;
+		o->ku_kind = KU_BURST;
+	} else {
+		if (parse_u64(s, &a) || a < 1 || a > KU_INTERVAL_MAX)
+			return -1;
+		b = a;
+		o->ku_kind = KU_EVERY;
+	}
+	o->ku_min = (uint32_t)a;
+	o->ku_max = (uint32_t)b;
+	return 0;
+}
+
 static int parse_mode(const char *s, const char *const *names, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -258,7 +327,8 @@ static int bad_expect_error(const char *s)
 
 enum { OPT_LISTEN = 256, OPT_CONNECT, OPT_CIPHER, OPT_RXMODE, OPT_TXMODE, OPT_RECSIZE, OPT_BYTES,
        OPT_SEED, OPT_FLOWS, OPT_TIMEOUT, OPT_QUIET, OPT_CCS, OPT_CORRUPT, OPT_RXDELAY,
-       OPT_MALFORMED, OPT_EXPECTERR, OPT_SPORT, OPT_READDELAY, OPT_TLS13, OPT_SEEDKEYS };
+       OPT_MALFORMED, OPT_EXPECTERR, OPT_SPORT, OPT_READDELAY, OPT_TLS13, OPT_SEEDKEYS,
+       OPT_KEYUPDATE, OPT_KU_WRONG, OPT_KU_LAZY };
 
 int parse_args(int argc, char **argv, struct options *o)
 {
@@ -282,6 +352,9 @@ int parse_args(int argc, char **argv, struct options *o)
 		{ "expect-error", required_argument, NULL, OPT_EXPECTERR },
 		{ "malformed", required_argument, NULL, OPT_MALFORMED },
 		{ "sport", required_argument, NULL, OPT_SPORT },
+		{ "key-update", required_argument, NULL, OPT_KEYUPDATE },
+		{ "key-update-wrong-key", required_argument, NULL, OPT_KU_WRONG },
+		{ "key-update-lazy", no_argument, NULL, OPT_KU_LAZY },
 		{ "corrupt-at", required_argument, NULL, OPT_CORRUPT }, /* hidden: verifier test hook */
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -314,6 +387,8 @@ int parse_args(int argc, char **argv, struct options *o)
 		o->role = ROLE_SEND;
 	else if (!strcmp(argv[1], "selftest-errors"))
 		o->role = ROLE_SELFTEST_ERRORS;
+	else if (!strcmp(argv[1], "selftest-keyupdate"))
+		o->role = ROLE_SELFTEST_KEYUPDATE;
 	else
 		return usage_error("unknown role '%s'", argv[1]);
 
@@ -408,6 +483,18 @@ int parse_args(int argc, char **argv, struct options *o)
 				return usage_error("bad --malformed '%s' (version|oversize|type0|split-badlen"
 						   "[@K], K >= 1)", optarg);
 			break;
+		case OPT_KEYUPDATE:
+			if (parse_key_update(optarg, o))
+				return usage_error("bad --key-update '%s' (N, random:MIN-MAX or burst:K/N; N, MIN, MAX "
+						   "1..20000, MIN <= MAX, K 1..64)", optarg);
+			break;
+		case OPT_KU_WRONG:
+			if (parse_u64(optarg, &o->ku_wrong_at) || o->ku_wrong_at < 1)
+				return usage_error("bad --key-update-wrong-key '%s' (K >= 1)", optarg);
+			break;
+		case OPT_KU_LAZY:
+			o->ku_lazy = true;
+			break;
 		case OPT_SPORT:
 			if (parse_u64(optarg, &v) || v < 1 || v > 65535)
 				return usage_error("bad --sport '%s' (1..65535)", optarg);
@@ -430,7 +517,7 @@ int parse_args(int argc, char **argv, struct options *o)
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 
-	if (o->role == ROLE_SELFTEST_ERRORS)
+	if (o->role == ROLE_SELFTEST_ERRORS || o->role == ROLE_SELFTEST_KEYUPDATE)
 		return 0;
 	if (!o->seed_keys_set && flows > MAX_FLOWS)
 		return usage_error("bad --flows '%s' (1..1024 with a TLS handshake per flow; up to 16384 "
@@ -467,6 +554,16 @@ int parse_args(int argc, char **argv, struct options *o)
 	if (o->tls13 && o->malformed)
 		return usage_error("%s", "--malformed is TLS 1.2 only (its framing limits and errnos are 1.2's): "
 				   "not with --tls13");
+	if (o->role == ROLE_RECV && o->ku_kind)
+		return usage_error("%s", "--key-update is a send option (a TLS 1.3 receiver always follows KeyUpdates)");
+	if (o->role == ROLE_SEND && (o->ku_wrong_at || o->ku_lazy))
+		return usage_error("%s", "--key-update-wrong-key/--key-update-lazy are recv options");
+	if ((o->ku_kind || o->ku_wrong_at || o->ku_lazy) && !o->tls13)
+		return usage_error("%s", "--key-update* need --tls13 (KeyUpdate is TLS 1.3's rekey)");
+	if (o->ku_wrong_at && o->rx_mode != RX_MANUAL && o->rx_mode != RX_SIM)
+		return usage_error("%s", "--key-update-wrong-key needs --rx-mode manual or sim (OpenSSL derives its own keys)");
+	if (o->ku_lazy && o->rx_mode != RX_MANUAL)
+		return usage_error("%s", "--key-update-lazy needs --rx-mode manual (it waits for the kernel's EKEYEXPIRED)");
 	if (o->sport && o->flows > 1)
 		return usage_error("%s", "--sport needs --flows 1 (one local port is one connection)");
 	if (o->seed_keys_set) {

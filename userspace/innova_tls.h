@@ -68,6 +68,9 @@ struct record_keys {
 	uint8_t fixed_iv[12];
 	uint8_t nonce_iv[8];   /* first explicit nonce (TX); informational on RX */
 	uint64_t seq;          /* record sequence number of the next record */
+	/* TLS 1.3: the traffic secret these keys came from (KeyUpdate); never printed */
+	uint8_t secret[64];
+	size_t secret_len;
 };
 
 /*
@@ -82,6 +85,7 @@ struct seq_tracker {
 	bool rd_ccs_seen, wr_ccs_seen;
 	uint64_t rd_seq, wr_seq;       /* next record number per direction */
 	uint64_t rd_app_records;       /* application-data records read */
+	uint64_t rd_key_updates, wr_key_updates;   /* TLS 1.3 KeyUpdate messages read / written */
 	/* TLS 1.3 application traffic secrets (keylog callback); never printed, wiped after use. */
 	uint8_t client_secret[TLS13_SECRET_MAX], server_secret[TLS13_SECRET_MAX];
 	size_t client_secret_len, server_secret_len;
@@ -100,6 +104,11 @@ int derive_record_keys(SSL *ssl, const struct cipher_desc *c, enum key_dir dir,
 size_t build_crypto_info(const struct record_keys *k, union ktls_crypto_info *ci);
 /* TCP_ULP "tls" + TLS_RX/TLS_TX; on failure fills err (with errno name) and returns -errno. */
 int ktls_install(int fd, const struct record_keys *k, bool rx, char *err, size_t errlen);
+/* Second and later TLS_RX/TLS_TX (a KeyUpdate's next key, no ULP step): 0 or -errno. */
+int ktls_set_key(int fd, const struct record_keys *k, bool rx);
+/* HKDF-Expand-Label(secret, label, "", out_len), RFC 8446 §7.1; digest "SHA256"/"SHA384". 0 or -1. */
+int tls13_hkdf_expand_label(const char *digest, const uint8_t *secret, size_t secret_len,
+			    const char *label, uint8_t *out, size_t out_len);
 /* Read back rec_seq of the installed TLS_RX/TLS_TX state (getsockopt); -1 if unavailable. */
 int ktls_get_rec_seq(int fd, const struct cipher_desc *c, bool rx, uint64_t *seq);
 /* Hand-off checks after the handshake; returns 0 or -1 with err filled. */
@@ -133,9 +142,13 @@ ssize_t pattern_check(const struct pattern *p, uint64_t offset, const uint8_t *b
 uint64_t splitmix64(uint64_t *state);
 
 /* ---- arguments (args.c) ---- */
-enum role { ROLE_NONE, ROLE_RECV, ROLE_SEND, ROLE_SELFTEST_ERRORS };
+enum role { ROLE_NONE, ROLE_RECV, ROLE_SEND, ROLE_SELFTEST_ERRORS, ROLE_SELFTEST_KEYUPDATE };
 enum rx_mode { RX_MANUAL, RX_OPENSSL, RX_USER, RX_SIM };
 enum tx_mode { TX_USER, TX_KTLS, TX_SIM };
+/* send --key-update: when TLS 1.3 KeyUpdates go out (keyupdate.c). */
+enum ku_kind { KU_OFF, KU_EVERY, KU_RANDOM, KU_BURST };
+#define KU_INTERVAL_MAX 20000u   /* records between updates: 1..20000 */
+#define KU_BURST_MAX    64u      /* KeyUpdates back to back in one burst */
 /* send --malformed: what replaces data record K (see send.c). */
 enum malformed_kind { MAL_NONE, MAL_VERSION, MAL_OVERSIZE, MAL_TYPE0, MAL_SPLIT_BADLEN, MAL_COUNT };
 
@@ -166,6 +179,13 @@ struct options {
 	uint16_t sport;                /* local port to bind, 0 = ephemeral */
 	enum malformed_kind malformed;
 	uint64_t malformed_at;         /* 1-based data record it replaces */
+	/* send --key-update (TLS 1.3): every N records, random MIN-MAX, or bursts of K every N */
+	enum ku_kind ku_kind;
+	uint32_t ku_min, ku_max;       /* interval in data records (equal unless random) */
+	uint32_t ku_burst;             /* KeyUpdates per due point (1 unless burst) */
+	/* recv (TLS 1.3) */
+	uint64_t ku_wrong_at;          /* --key-update-wrong-key K: 1-based update given a wrong key, 0 = off */
+	bool ku_lazy;                  /* --key-update-lazy: install only after EKEYEXPIRED */
 };
 
 extern const char *const rx_mode_names[];
@@ -217,6 +237,12 @@ struct run_result {
 	int error_errno;               /* errno of the failed receive call, 0 = none */
 	const char *key_source;        /* "seed" with --seed-keys, NULL = handshake (key absent) */
 	double connect_seconds;        /* --seed-keys: all connections open, TLS installed */
+	/* TLS 1.3 KeyUpdate: send with --key-update, recv with --tls13 (keys absent otherwise) */
+	bool ku_send, ku_recv;
+	uint64_t ku_sent, ku_received, rekeys_installed, key_expired_seen;
+	const char *ku_tx;             /* send: "user", "sim" or "ktls": what carried the KeyUpdates */
+	const char *ku_note;           /* send: why kTLS TX fell back to SSL_write, NULL = it did not */
+	uint64_t ku_wrong_at;          /* recv --key-update-wrong-key, 0 = not used */
 	struct tls_stat before, after;
 	const char *error;             /* NULL when ok (unless an expected error happened) */
 };
@@ -239,6 +265,28 @@ int seed_derive_keys(uint64_t seed, uint16_t client_port, const struct cipher_de
 		     struct record_keys *out, char *err, size_t errlen);
 int run_recv_seeded(const struct options *o);
 int run_send_seeded(const struct options *o);
+
+/* ---- TLS 1.3 KeyUpdate (keyupdate.c) ---- */
+#define KEY_UPDATE_MSG_LEN 5
+extern const uint8_t key_update_msg[KEY_UPDATE_MSG_LEN];   /* key_update, length 1, update_not_requested */
+/* Sender schedule: how many KeyUpdates go before the next data record. */
+struct ku_sched {
+	const struct options *o;
+	uint64_t rng;
+	uint64_t next;                 /* data records sent when the next update is due */
+};
+void ku_sched_init(struct ku_sched *s, const struct options *o, unsigned flow);
+unsigned ku_due(struct ku_sched *s, uint64_t records_sent);
+/*
+ * RFC 8446 §7.2/§7.3: secret = HKDF-Expand-Label(secret, "traffic upd", "", Hash.length), then key
+ * and iv from it; record number 0. k must hold a TLS 1.3 secret. 0 or -1 with err filled.
+ */
+int tls13_update_keys(struct record_keys *k, char *err, size_t errlen);
+/* A received handshake record: 0 if it is exactly one KeyUpdate, else -1 with err filled. */
+int ku_check_record(const uint8_t *p, size_t len, char *err, size_t errlen);
+/* kernel counters: /proc/net/tls_stat names TlsTxRekeyOk (TX rekey supported) */
+bool kernel_tls_stat_has(const char *name);
+int run_selftest_keyupdate(void);
 
 /* ---- roles ---- */
 int run_recv(const struct options *o);

@@ -21,6 +21,8 @@ int main(int argc, char **argv)
 		return o.seed_keys_set ? run_send_seeded(&o) : run_send(&o);
 	case ROLE_SELFTEST_ERRORS:
 		return run_selftest_errors();
+	case ROLE_SELFTEST_KEYUPDATE:
+		return run_selftest_keyupdate();
 	default:
 		return 2;
 	}

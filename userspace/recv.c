@@ -26,6 +26,7 @@ struct rx_flow {
 	bool ok;
 	int ktls;
 	uint64_t bytes, records, markers;
+	uint64_t ku_received, rekeys, key_expired;   /* TLS 1.3 KeyUpdates read, next keys installed */
 	int64_t bad_offset;
 	int err_no;               /* errno of the receive call that failed, 0 = other failure */
 	char err[ERRBUF_LEN];
@@ -67,13 +68,49 @@ static int handle_alert(struct rx_flow *f, const uint8_t *p, size_t len)
 	return -1;
 }
 
-/* manual: kernel kTLS, records typed by the TLS_GET_RECORD_TYPE cmsg. */
-static int rx_manual(struct rx_flow *f, struct verifier *v, uint8_t *buf)
+/* --key-update-wrong-key K: the K-th next key gets one bit flipped (the secret stays right). */
+static void wrong_key_toggle(struct rx_flow *f, struct record_keys *k)
 {
-	uint64_t seq0 = 0, seq1 = 0, alerts = 0;
-	bool have_seq = ktls_get_rec_seq(f->fd, f->o->cipher, true, &seq0) == 0;
+	if (f->o->ku_wrong_at && f->o->ku_wrong_at == f->ku_received)
+		k->key[0] ^= 0x01;
+}
+
+/*
+ * After a KeyUpdate read through kTLS: the next traffic secret's key and iv
+ * into TLS_RX, rec_seq 0 (RFC 8446 §7.2; the 6.14+ uAPI). A kernel before
+ * that refuses a second TLS_RX with EBUSY.
+ */
+static int rx_rekey(struct rx_flow *f, struct verifier *v, struct record_keys *k)
+{
+	char what[256];
+	int r;
+
+	if (tls13_update_keys(k, f->err, sizeof(f->err)))
+		return -1;
+	wrong_key_toggle(f, k);
+	r = ktls_set_key(f->fd, k, true);
+	wrong_key_toggle(f, k);
+	if (r) {
+		f->err_no = -r;
+		snprintf(what, sizeof(what), "%s: setsockopt(SOL_TLS, TLS_RX) with the next key after KeyUpdate %llu "
+			 "(%llu payload bytes verified before it)",
+			 r == -EBUSY ? "rekey unsupported by this kernel (a second TLS_RX is refused)" : "rekey refused",
+			 (unsigned long long)f->ku_received, (unsigned long long)v->offset);
+		err_errno(f->err, sizeof(f->err), what, -r);
+		return -1;
+	}
+	f->rekeys++;
+	return 0;
+}
+
+/* manual: kernel kTLS, records typed by the TLS_GET_RECORD_TYPE cmsg. */
+static int rx_manual(struct rx_flow *f, struct verifier *v, struct record_keys *k, uint8_t *buf)
+{
+	uint64_t seq0 = 0, seq1 = 0, alerts = 0, handshakes = 0, seq_done = 0, seq_base;
+	bool have_seq = ktls_get_rec_seq(f->fd, f->o->cipher, true, &seq0) == 0, pending = false;
 
 	f->ktls = 1;
+	seq_base = seq0;
 	for (;;) {
 		char cbuf[CMSG_SPACE(sizeof(unsigned char))];
 		struct iovec iov = { .iov_base = buf, .iov_len = RX_BUF };
@@ -83,6 +120,20 @@ static int rx_manual(struct rx_flow *f, struct verifier *v, uint8_t *buf)
 		int type = -1;
 		ssize_t n = recvmsg(f->fd, &m, 0);
 
+		if (n < 0 && errno == EKEYEXPIRED) {
+			/* The kernel paused decryption at a KeyUpdate until TLS_RX gets the next key. */
+			f->key_expired++;
+			if (pending) {
+				pending = false;
+				if (rx_rekey(f, v, k))
+					return -1;
+				continue;
+			}
+			f->err_no = EKEYEXPIRED;
+			snprintf(f->err, sizeof(f->err), "recvmsg (kTLS) after %llu payload bytes: EKEYEXPIRED with no "
+				 "KeyUpdate waiting for its key", (unsigned long long)v->offset);
+			return -1;
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -94,16 +145,40 @@ static int rx_manual(struct rx_flow *f, struct verifier *v, uint8_t *buf)
 			err_errno(f->err, sizeof(f->err), what, f->err_no);
 			return -1;
 		}
-		if (n == 0)
-			break;
 		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
 			if (c->cmsg_level == SOL_TLS && c->cmsg_type == TLS_GET_RECORD_TYPE)
 				type = *CMSG_DATA(c);
+		if (pending) {
+			/* --key-update-lazy: a kernel that pauses returns EKEYEXPIRED here, nothing else. */
+			snprintf(f->err, sizeof(f->err), "recvmsg (kTLS) after KeyUpdate %llu, before its key was "
+				 "installed, returned %zd bytes of record type %d instead of EKEYEXPIRED (the kernel did "
+				 "not pause decryption)", (unsigned long long)f->ku_received, n, type);
+			return -1;
+		}
+		if (n == 0)
+			break;
 		if (type == RT_APPDATA) {
 			if (verifier_feed(v, buf, (size_t)n, f->err, sizeof(f->err)))
 				return -1;
 		} else if (type == RT_CCS) {
 			f->markers++;      /* the emulated NIC's rekey marker: skip */
+		} else if (type == RT_HANDSHAKE && f->o->tls13) {
+			uint64_t s;
+
+			if (ku_check_record(buf, (size_t)n, f->err, sizeof(f->err)))
+				return -1;
+			f->ku_received++;
+			handshakes++;
+			/* rec_seq restarts at 0 with the next key: add up the records of each key. */
+			if (have_seq && ktls_get_rec_seq(f->fd, f->o->cipher, true, &s) == 0)
+				seq_done += s - seq_base;
+			else
+				have_seq = false;
+			seq_base = 0;
+			if (f->o->ku_lazy)
+				pending = true;    /* wait for the kernel's EKEYEXPIRED */
+			else if (rx_rekey(f, v, k))
+				return -1;
 		} else if (type == RT_ALERT) {
 			int r = handle_alert(f, buf, (size_t)n);
 
@@ -120,7 +195,7 @@ static int rx_manual(struct rx_flow *f, struct verifier *v, uint8_t *buf)
 	}
 	/* recvmsg merges data records; the kernel's rec_seq counts them exactly. */
 	if (have_seq && ktls_get_rec_seq(f->fd, f->o->cipher, true, &seq1) == 0)
-		f->records = seq1 - seq0 - f->markers - alerts;
+		f->records = seq_done + seq1 - seq_base - f->markers - alerts - handshakes;
 	return 0;
 }
 
@@ -144,6 +219,15 @@ static int rx_sim(struct rx_flow *f, struct verifier *v, struct record_keys *k, 
 				return -1;
 		} else if (type == RT_CCS) {
 			f->markers++;
+		} else if (type == RT_HANDSHAKE && f->o->tls13) {
+			/* The model's TLS_RX: the next key at once, record number 0. */
+			if (ku_check_record(buf, (size_t)n, f->err, sizeof(f->err)))
+				return -1;
+			f->ku_received++;
+			if (tls13_update_keys(k, f->err, sizeof(f->err)))
+				return -1;
+			wrong_key_toggle(f, k);
+			f->rekeys++;
 		} else if (type == RT_ALERT) {
 			return handle_alert(f, buf, (size_t)n) < 0 ? -1 : 0;
 		} else {
@@ -211,6 +295,8 @@ static int rx_ssl(struct rx_flow *f, SSL *ssl, struct seq_tracker *t, struct ver
 		f->records = seq1 - seq0 - ((SSL_get_shutdown(ssl) & SSL_RECEIVED_SHUTDOWN) ? 1 : 0);
 	else
 		f->records = t->rd_app_records;
+	/* OpenSSL followed the KeyUpdates itself (and, in rx-mode openssl, rekeyed kTLS or failed). */
+	f->ku_received = f->rekeys = t->rd_key_updates;
 	return 0;
 }
 
@@ -298,12 +384,18 @@ static void *rx_flow_main(void *arg)
 		if (o->rx_mode == RX_MANUAL) {
 			if (ktls_install(f->fd, &keys, true, f->err, sizeof(f->err)))
 				goto out_keys;
-			r = rx_manual(f, &v, buf);
+			r = rx_manual(f, &v, &keys, buf);
 		} else {
 			r = rx_sim(f, &v, &keys, buf);
 		}
 	} else {
 		r = rx_ssl(f, ssl, &tracker, &v, buf);
+	}
+	if (r && o->ku_wrong_at && f->ku_received >= o->ku_wrong_at && f->err_no == EBADMSG) {
+		size_t n = strlen(f->err);
+
+		snprintf(f->err + n, sizeof(f->err) - n, " (the key installed at KeyUpdate %llu was deliberately "
+			 "wrong: --key-update-wrong-key)", (unsigned long long)o->ku_wrong_at);
 	}
 	if (o->expect_errno) {
 		f->ok = expected_error_seen(f, &v, r);
@@ -330,7 +422,8 @@ int run_recv(const struct options *o)
 {
 	struct run_result res = { .role = "recv", .flows = o->flows, .mode_key = "rx_mode",
 				  .mode = rx_mode_names[o->rx_mode], .cipher = o->cipher->name,
-				  .tls_version = o->tls13 ? "1.3" : "1.2", .ktls = -1, .bad_offset = -1, .expect_errno = o->expect_errno };
+				  .tls_version = o->tls13 ? "1.3" : "1.2", .ktls = -1, .bad_offset = -1, .expect_errno = o->expect_errno,
+				  .ku_recv = o->tls13, .ku_wrong_at = o->ku_wrong_at };
 	struct rx_flow *flows = calloc(o->flows, sizeof(*flows));
 	struct flow_claims *claims = flow_claims_new(o->flows);
 	static char err[ERRBUF_LEN + 64], expected[ERRBUF_LEN + 64];
@@ -382,6 +475,9 @@ int run_recv(const struct options *o)
 		res.bytes += f->bytes;
 		res.records += f->records;
 		res.rekey_markers += f->markers;
+		res.ku_received += f->ku_received;
+		res.rekeys_installed += f->rekeys;
+		res.key_expired_seen += f->key_expired;
 		if (f->ktls >= 0)
 			res.ktls = (res.ktls < 0 ? 1 : res.ktls) && f->ktls;
 		if (!f->ok && !err[0]) {

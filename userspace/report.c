@@ -129,6 +129,20 @@ void report_json(FILE *f, const struct run_result *r)
 	if (r->key_source)
 		fprintf(f, ",\"key_source\":\"%s\",\"connect_seconds\":%.6f", r->key_source,
 			r->connect_seconds);
+	if (r->ku_send) {
+		fprintf(f, ",\"key_updates_sent\":%llu,\"key_update_tx\":\"%s\",\"key_update_note\":",
+			(unsigned long long)r->ku_sent, r->ku_tx ? r->ku_tx : "none");
+		if (r->ku_note)
+			json_string(f, r->ku_note);
+		else
+			fputs("null", f);
+	}
+	if (r->ku_recv)
+		fprintf(f, ",\"key_updates_received\":%llu,\"rekeys_installed\":%llu,\"key_expired_seen\":%llu",
+			(unsigned long long)r->ku_received, (unsigned long long)r->rekeys_installed,
+			(unsigned long long)r->key_expired_seen);
+	if (r->ku_wrong_at)
+		fprintf(f, ",\"key_update_wrong_key\":%llu", (unsigned long long)r->ku_wrong_at);
 	fputs(",\"tls_stat\":", f);
 	json_tls_stat(f, &r->before, &r->after);
 	fputs(",\"error\":", f);

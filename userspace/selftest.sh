@@ -108,12 +108,31 @@ usage_case "--seed-keys not a number" send --connect 127.0.0.1:1 --seed-keys x1
 usage_case "--seed-keys negative" recv --listen 127.0.0.1:1 --seed-keys -1
 usage_case "--seed-keys with --ccs-at" send --connect 127.0.0.1:1 --seed-keys 1 --tx-mode sim --ccs-at 2
 usage_case "--seed-keys with --expect-error" recv --listen 127.0.0.1:1 --seed-keys 1 --expect-error EBADMSG
+usage_case "--key-update without --tls13" send --connect 127.0.0.1:1 --key-update 10
+usage_case "--key-update 0" send --connect 127.0.0.1:1 --tls13 --key-update 0
+usage_case "--key-update 20001" send --connect 127.0.0.1:1 --tls13 --key-update 20001
+usage_case "--key-update random:5-3" send --connect 127.0.0.1:1 --tls13 --key-update random:5-3
+usage_case "--key-update random:0-3" send --connect 127.0.0.1:1 --tls13 --key-update random:0-3
+usage_case "--key-update random:1-20001" send --connect 127.0.0.1:1 --tls13 --key-update random:1-20001
+usage_case "--key-update burst:0/5" send --connect 127.0.0.1:1 --tls13 --key-update burst:0/5
+usage_case "--key-update burst:65/5" send --connect 127.0.0.1:1 --tls13 --key-update burst:65/5
+usage_case "--key-update burst:3 (no interval)" send --connect 127.0.0.1:1 --tls13 --key-update burst:3
+usage_case "--key-update bogus" send --connect 127.0.0.1:1 --tls13 --key-update every
+usage_case "--key-update on recv" recv --listen 127.0.0.1:1 --tls13 --key-update 10
+usage_case "--key-update-wrong-key on send" send --connect 127.0.0.1:1 --tls13 --key-update-wrong-key 1
+usage_case "--key-update-wrong-key 0" recv --listen 127.0.0.1:1 --tls13 --key-update-wrong-key 0
+usage_case "--key-update-wrong-key without --tls13" recv --listen 127.0.0.1:1 --key-update-wrong-key 1
+usage_case "--key-update-wrong-key with rx-mode user" recv --listen 127.0.0.1:1 --tls13 --rx-mode user --key-update-wrong-key 1
+usage_case "--key-update-lazy with rx-mode sim" recv --listen 127.0.0.1:1 --tls13 --rx-mode sim --key-update-lazy
+usage_case "--key-update-lazy on send" send --connect 127.0.0.1:1 --tls13 --key-update-lazy
 usage_case "--flows 1025 without --seed-keys" send --connect 127.0.0.1:1 --flows 1025
 usage_case "--flows 16385 with --seed-keys" send --connect 127.0.0.1:1 --seed-keys 1 --flows 16385
 if "$BIN" --help | grep -q -- '--seed-keys SEED'; then ok "--help documents --seed-keys"
 else not_ok "--help documents --seed-keys"; fi
 if "$BIN" --help | grep -q -- '--tls13'; then ok "--help documents --tls13"
 else not_ok "--help documents --tls13"; fi
+if "$BIN" --help | grep -q -- '--key-update SPEC'; then ok "--help documents --key-update"
+else not_ok "--help documents --key-update"; fi
 if "$BIN" --help | grep -q 'does NOT verify'; then ok "--help exits 0 and warns about no verification"
 else not_ok "--help exits 0 and warns about no verification"; fi
 
@@ -183,6 +202,77 @@ pair "--tls13 on send only: handshake fails" "--rx-mode user" "--tls13 --bytes 1
 pair "TLS 1.2 reports say tls_version 1.2" "--rx-mode user" "--bytes 1k" 0 0 \
 	'"cipher":"aes128gcm","tls_version":"1.2","ktls":false,' '"tls_version":"1.2",'
 json_valid "TLS 1.3 report lines are valid JSON"
+
+# --- TLS 1.3 KeyUpdate (--key-update, issue 23) ---
+# Known answers: RFC 8448 key/iv, "traffic upd" against HMAC, OpenSSL's own SSL_key_update records
+# opened with the keys derived here (AES-128/256-GCM, ChaCha20), the sender's schedule.
+if "$BIN" selftest-keyupdate >"$TMP/ku.tap" 2>&1 && ! grep -q '^not ok' "$TMP/ku.tap" &&
+   [ "$(grep -c '^ok' "$TMP/ku.tap")" = "$(sed -n 's/^1\.\.//p' "$TMP/ku.tap")" ]; then
+	ok "selftest-keyupdate ($(grep -c '^ok' "$TMP/ku.tap") known-answer and cross-checks)"
+else
+	not_ok "selftest-keyupdate" "$(grep -v '^ok' "$TMP/ku.tap" | head -10)"
+fi
+# ku_counts NAME N: the last pair's sender sent N KeyUpdates (N = - : any, at least one) and the
+# receiver read and installed exactly as many
+ku_counts() {
+	local s r i
+	s=$(sed -n 's/.*"key_updates_sent":\([0-9]*\).*/\1/p' "$TMP/s.json")
+	r=$(sed -n 's/.*"key_updates_received":\([0-9]*\).*/\1/p' "$TMP/r.json")
+	i=$(sed -n 's/.*"rekeys_installed":\([0-9]*\).*/\1/p' "$TMP/r.json")
+	if [ -n "$s" ] && [ "$s" = "$r" ] && [ "$r" = "$i" ] && { [ "$2" = - ] && [ "$s" -ge 1 ] || [ "$s" = "$2" ]; }
+	then ok "$1: $s KeyUpdates sent, received and installed"
+	else not_ok "$1: KeyUpdates sent ${s:-?} (want $2), received ${r:-?}, installed ${i:-?}"; fi
+}
+# 256 KiB in 4 KiB records = 64 records: every 1 -> 63 updates, every 10 -> 6, burst:4/16 -> 12
+for tx in user sim; do
+	for rx in user sim; do
+		for c in aes128gcm aes256gcm chacha20; do
+			pair "KeyUpdate every record, $tx TX -> $rx RX, $c" "--tls13 --rx-mode $rx --cipher $c --bytes 256k" \
+				"--tls13 --tx-mode $tx --cipher $c --bytes 256k --record-size 4096 --key-update 1" 0 0 \
+				'"ok":true,"flows":1,"bytes":262144,"records":64,' \
+				"\"ok\":true,.*\"key_updates_sent\":63,\"key_update_tx\":\"$tx\",\"key_update_note\":null,"
+			ku_counts "KeyUpdate every record, $tx TX -> $rx RX, $c" 63
+		done
+		pair "KeyUpdate every 10 records, $tx TX -> $rx RX" "--tls13 --rx-mode $rx --bytes 256k" \
+			"--tls13 --tx-mode $tx --bytes 256k --record-size 4096 --key-update 10" 0 0 '"ok":true,"flows":1,"bytes":262144,"records":64,'
+		ku_counts "KeyUpdate every 10 records, $tx TX -> $rx RX" 6
+		pair "KeyUpdate at random 1-7 records, random sizes, 3 flows, $tx TX -> $rx RX" \
+			"--tls13 --rx-mode $rx --cipher aes256gcm --flows 3 --seed 11" \
+			"--tls13 --tx-mode $tx --cipher aes256gcm --flows 3 --seed 11 --bytes 200k --record-size random:1-4000 --key-update random:1-7" \
+			0 0 '"ok":true,"flows":3,"bytes":614400,'
+		ku_counts "KeyUpdate at random 1-7 records, $tx TX -> $rx RX" -
+		pair "KeyUpdate bursts of 4 every 16 records, $tx TX -> $rx RX" "--tls13 --rx-mode $rx --bytes 256k" \
+			"--tls13 --tx-mode $tx --bytes 256k --record-size 4096 --key-update burst:4/16" 0 0 '"ok":true,"flows":1,"bytes":262144,"records":64,'
+		ku_counts "KeyUpdate bursts of 4 every 16 records, $tx TX -> $rx RX" 12
+	done
+done
+pair "KeyUpdate random: the same --seed gives the same schedule (1/2)" "--tls13 --rx-mode sim --seed 99" \
+	"--tls13 --tx-mode sim --bytes 500k --record-size 1000 --key-update random:1-60 --seed 99" 0 0 '"ok":true'
+ku1=$(sed -n 's/.*"key_updates_sent":\([0-9]*\).*/\1/p' "$TMP/s.json")
+pair "KeyUpdate random: the same --seed gives the same schedule (2/2)" "--tls13 --rx-mode sim --seed 99" \
+	"--tls13 --tx-mode sim --bytes 500k --record-size 1000 --key-update random:1-60 --seed 99" 0 0 \
+	"\"ok\":true,.*\"key_updates_received\":$ku1,"
+pair "KeyUpdate every 20000 records: 20001 records of 1 byte, one update" "--tls13 --rx-mode sim --bytes 20001" \
+	"--tls13 --tx-mode sim --bytes 20001 --record-size 1 --key-update 20000" 0 0 \
+	'"ok":true,"flows":1,"bytes":20001,"records":20001,.*"key_updates_received":1,"rekeys_installed":1,'
+pair "--key-update-wrong-key 2: EBADMSG on the first record after the 2nd update, every byte before it verified" \
+	"--tls13 --rx-mode sim --key-update-wrong-key 2 --expect-error EBADMSG --bytes 327680" \
+	"--tls13 --bytes 1M --key-update 10" 0 any \
+	'"ok":true,"flows":1,"bytes":327680,"records":20,.*"bad_offset":null,"expect_error":"EBADMSG","error_errno":"EBADMSG","key_updates_received":2,"rekeys_installed":2,"key_expired_seen":0,"key_update_wrong_key":2,.*deliberately wrong'
+pair "--key-update-wrong-key without --expect-error fails the run" "--tls13 --rx-mode sim --key-update-wrong-key 1" \
+	"--tls13 --tx-mode sim --bytes 1M --key-update 5" 1 any \
+	'"ok":false,"flows":1,"bytes":81920,.*"bad_offset":null,"error_errno":"EBADMSG",.*authentication failed.*deliberately wrong'
+pair "--key-update-wrong-key past the last update changes nothing" "--tls13 --rx-mode sim --key-update-wrong-key 7" \
+	"--tls13 --tx-mode sim --bytes 1M --key-update 10" 0 0 '"ok":true,.*"key_updates_received":6,'
+printf 'TlsTxSw\t0\nTlsRxSw\t0\n' >"$TMP/tls_stat_norekey"
+INNOVA_TLS_STAT=$TMP/tls_stat_norekey pair "tx-mode ktls without kernel TX rekey falls back to SSL_write, saying so" \
+	"--tls13 --rx-mode sim --bytes 1M" "--tls13 --tx-mode ktls --bytes 1M --key-update 10" 0 0 \
+	'"ok":true,"flows":1,"bytes":1048576,"records":64,' \
+	'"tx_mode":"ktls",.*"ktls":false,.*"key_updates_sent":6,"key_update_tx":"user","key_update_note":"kTLS TX cannot rekey on this kernel'
+pair "TLS 1.3 reports without --key-update: receiver counts 0, sender has no key_update keys" \
+	"--tls13 --rx-mode sim" "--tls13 --tx-mode sim --bytes 10k" 0 0 \
+	'"key_updates_received":0,"rekeys_installed":0,"key_expired_seen":0,"tls_stat":' '"bad_offset":null,"tls_stat":'
+json_valid "KeyUpdate report lines are valid JSON"
 
 # --- --seed-keys: no handshake, keys from (seed, client port), many flows in one thread each side ---
 pair "seed keys: 200 flows sim -> sim, every byte verified" \
@@ -348,6 +438,18 @@ else
 				"--seed-keys 9 --tx-mode ktls --cipher $c --flows 100 --bytes 5000 --record-size 1500" 0 0 \
 				'"ok":true,"flows":100,"bytes":500000,"records":400,.*"ktls":true,.*"key_source":"seed"'
 		done
+		# TLS 1.3 KeyUpdate into kTLS RX: a second TLS_RX with the next key. Kernels with the
+		# 6.14+ uAPI count TlsRxRekeyOk and must carry every byte; others refuse it with EBUSY:
+		# the receiver must say so after every byte before the update verified, and not hang.
+		if grep -q '^TlsRxRekeyOk' /proc/net/tls_stat 2>/dev/null; then
+			pair "TLS 1.3 KeyUpdate every 10 records -> kTLS manual RX (kernel rekey)" \
+				"--tls13 --rx-mode manual --bytes 1M" "--tls13 --bytes 1M --key-update 10" 0 0 \
+				'"ok":true,"flows":1,"bytes":1048576,"records":64,.*"ktls":true,.*"key_updates_received":6,"rekeys_installed":6,'
+		else
+			pair "TLS 1.3 KeyUpdate -> kTLS manual RX: rekey unsupported by this kernel (EBUSY), bytes before it intact" \
+				"--tls13 --rx-mode manual" "--tls13 --bytes 1M --key-update 10" 1 any \
+				'"ok":false,"flows":1,"bytes":163840,.*"ktls":true,"bad_offset":null,"error_errno":"EBUSY","key_updates_received":1,"rekeys_installed":0,.*rekey unsupported by this kernel'
+		fi
 		for c in aes128gcm aes256gcm; do
 			pair "OpenSSL kTLS RX, $c" "--rx-mode openssl --cipher $c --bytes 1M" \
 				"--cipher $c --bytes 1M --flows 1" 0 0 '"ok":true.*"ktls":true'

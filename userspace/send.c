@@ -26,9 +26,13 @@ struct tx_flow {
 	bool started;
 	bool ok;
 	int ktls;
-	uint64_t bytes, records, markers;
+	enum tx_mode mode;        /* o->tx_mode, or TX_USER where kTLS TX cannot rekey */
+	uint64_t bytes, records, markers, ku_sent;
 	char err[ERRBUF_LEN];
 };
+
+/* Why tx-mode ktls sends with SSL_write under --key-update (NULL: it does not). */
+static const char *ktls_ku_fallback;
 
 /* 0, or -errno with err filled. */
 static int write_all(int fd, const uint8_t *p, size_t len, int flags, char *err, size_t errlen)
@@ -77,7 +81,7 @@ static int ktls_send_typed(int fd, uint8_t type, const uint8_t *p, size_t len, c
 static int send_record(struct tx_flow *f, SSL *ssl, int fd, struct record_keys *k,
 		       uint8_t type, const uint8_t *p, size_t len, uint8_t *wire)
 {
-	switch (f->o->tx_mode) {
+	switch (f->mode) {
 	case TX_USER: {
 		int n = SSL_write(ssl, p, (int)len);
 
@@ -104,6 +108,55 @@ static int send_record(struct tx_flow *f, SSL *ssl, int fd, struct record_keys *
 		return write_all(fd, wire, n, 0, f->err, sizeof(f->err));
 	}
 	}
+}
+
+/*
+ * One TLS 1.3 KeyUpdate (update_not_requested), then this side's next write
+ * key (RFC 8446 §4.6.3: every record after it is under the new key).
+ */
+static int send_key_update(struct tx_flow *f, SSL *ssl, int fd, struct record_keys *k, uint8_t *wire)
+{
+	int r;
+
+	switch (f->mode) {
+	case TX_USER:
+		/* SSL_do_handshake writes the scheduled KeyUpdate now rather than with the next record. */
+		if (!SSL_key_update(ssl, SSL_KEY_UPDATE_NOT_REQUESTED) || (r = SSL_do_handshake(ssl)) != 1) {
+			snprintf(f->err, sizeof(f->err), "KeyUpdate %llu (SSL_key_update)",
+				 (unsigned long long)f->ku_sent + 1);
+			ssl_err_append(f->err, sizeof(f->err), ssl, 0);
+			return -1;
+		}
+		break;
+	case TX_KTLS:
+		if (ktls_send_typed(fd, RT_HANDSHAKE, key_update_msg, KEY_UPDATE_MSG_LEN, f->err, sizeof(f->err)) ||
+		    tls13_update_keys(k, f->err, sizeof(f->err)))
+			return -1;
+		r = ktls_set_key(fd, k, false);
+		if (r) {
+			char what[128];
+
+			snprintf(what, sizeof(what), "KeyUpdate %llu: setsockopt(SOL_TLS, TLS_TX) with the next key",
+				 (unsigned long long)f->ku_sent + 1);
+			err_errno(f->err, sizeof(f->err), what, -r);
+			return -1;
+		}
+		break;
+	case TX_SIM:
+	default: {
+		size_t n = sim_seal_record(k, RT_HANDSHAKE, key_update_msg, KEY_UPDATE_MSG_LEN, wire);
+
+		if (!n) {
+			snprintf(f->err, sizeof(f->err), "userspace record encryption failed");
+			return -1;
+		}
+		if (write_all(fd, wire, n, 0, f->err, sizeof(f->err)) || tls13_update_keys(k, f->err, sizeof(f->err)))
+			return -1;
+		break;
+	}
+	}
+	f->ku_sent++;
+	return 0;
 }
 
 static bool ccs_due(const struct options *o, uint64_t record_no)
@@ -250,12 +303,15 @@ static void *tx_flow_main(void *arg)
 	uint64_t rng = o->seed ^ (0xa5a5a5a5ULL * (f->index + 1)), off = 0;
 	struct seq_tracker tracker;
 	struct record_keys keys;
+	struct ku_sched ku;
 	struct pattern pat;
 	SSL *ssl = NULL;
 	int fd, r;
 
 	memset(&keys, 0, sizeof(keys));
-	f->ktls = o->tx_mode == TX_KTLS;
+	f->mode = o->tx_mode == TX_KTLS && ktls_ku_fallback ? TX_USER : o->tx_mode;
+	f->ktls = f->mode == TX_KTLS;
+	ku_sched_init(&ku, o, f->index);
 	pattern_init(&pat, o->seed, f->index);
 	fd = net_connect(o, f->err, sizeof(f->err));
 	if (fd < 0)
@@ -273,7 +329,7 @@ static void *tx_flow_main(void *arg)
 		ssl_err_append(f->err, sizeof(f->err), ssl, r);
 		goto out;
 	}
-	if (o->tx_mode != TX_USER) {
+	if (f->mode != TX_USER) {
 		if (!tracker.wr_ccs_seen) {
 			snprintf(f->err, sizeof(f->err), "no %s written; cannot tell the write sequence number",
 				 o->tls13 ? "client Finished" : "ChangeCipherSpec");
@@ -281,7 +337,7 @@ static void *tx_flow_main(void *arg)
 		}
 		if (derive_record_keys(ssl, o->cipher, KEYS_FOR_WRITE, tracker.wr_seq, &keys, f->err, sizeof(f->err)))
 			goto out;
-		if (o->tx_mode == TX_KTLS && ktls_install(fd, &keys, false, f->err, sizeof(f->err)))
+		if (f->mode == TX_KTLS && ktls_install(fd, &keys, false, f->err, sizeof(f->err)))
 			goto out;
 	}
 	while (off < o->bytes || malformed_due(f)) {
@@ -292,6 +348,9 @@ static void *tx_flow_main(void *arg)
 		/* A record after the payload exists only as --malformed K = records + 1. */
 		if (off < o->bytes && len > o->bytes - off)
 			len = o->bytes - off;
+		for (unsigned n = ku_due(&ku, f->records); n; n--)
+			if (send_key_update(f, ssl, fd, &keys, wire))
+				goto out;
 		if (ccs_due(o, f->records + 1)) {
 			static const uint8_t ccs = 1;
 
@@ -321,7 +380,7 @@ static void *tx_flow_main(void *arg)
 		goto out;
 	}
 	/* close_notify: as an SSL_shutdown, or as a raw alert record through kTLS/sim. */
-	if (o->tx_mode == TX_USER) {
+	if (f->mode == TX_USER) {
 		SSL_shutdown(ssl);
 	} else {
 		static const uint8_t close_notify[2] = { 1, 0 };
@@ -361,7 +420,7 @@ int run_send(const struct options *o)
 {
 	struct run_result res = { .role = "send", .flows = o->flows, .mode_key = "tx_mode",
 				  .mode = tx_mode_names[o->tx_mode], .cipher = o->cipher->name,
-				  .tls_version = o->tls13 ? "1.3" : "1.2", .ktls = o->tx_mode == TX_KTLS, .bad_offset = -1,
+				  .tls_version = o->tls13 ? "1.3" : "1.2", .ktls = -1, .bad_offset = -1,
 				  .malformed = o->malformed ? malformed_names[o->malformed] : NULL,
 				  .malformed_at = o->malformed_at };
 	struct tx_flow *flows = calloc(o->flows, sizeof(*flows));
@@ -370,6 +429,18 @@ int run_send(const struct options *o)
 	double t0, u0 = 0, s0 = 0, u1, s1;
 
 	tls_stat_read(&res.before);
+	/*
+	 * kTLS TX rekey (a second TLS_TX after the KeyUpdate) exists where the
+	 * kernel counts it (6.14+ uAPI: TlsTxRekeyOk); elsewhere the second
+	 * TLS_TX is refused, so the flows send with OpenSSL instead, and say so.
+	 */
+	res.ku_send = o->ku_kind != KU_OFF;
+	if (res.ku_send && o->tx_mode == TX_KTLS && !kernel_tls_stat_has("TlsTxRekeyOk"))
+		ktls_ku_fallback = "kTLS TX cannot rekey on this kernel (no TlsTxRekeyOk in /proc/net/tls_stat): "
+				   "sent with SSL_write (userspace TLS) instead";
+	res.ku_tx = !res.ku_send ? NULL : ktls_ku_fallback ? "user" : tx_mode_names[o->tx_mode];
+	res.ku_note = ktls_ku_fallback;
+	res.ktls = o->tx_mode == TX_KTLS && !ktls_ku_fallback;
 	watchdog_start(&res, o->timeout_sec);
 	if (!flows) {
 		snprintf(err, sizeof(err), "out of memory");
@@ -380,6 +451,8 @@ int run_send(const struct options *o)
 		goto done;
 	logf_(o, "send: connecting to %s, %u flow(s), tx-mode %s, cipher %s, TLS %s, %llu bytes/flow", o->addr,
 	      o->flows, tx_mode_names[o->tx_mode], o->cipher->name, res.tls_version, (unsigned long long)o->bytes);
+	if (ktls_ku_fallback)
+		logf_(o, "send: --key-update: %s", ktls_ku_fallback);
 	cpu_times(&u0, &s0);
 	t0 = now_sec();
 	for (unsigned i = 0; i < o->flows; i++) {
@@ -403,6 +476,7 @@ int run_send(const struct options *o)
 		res.bytes += f->bytes;
 		res.records += f->records;
 		res.rekey_markers += f->markers;
+		res.ku_sent += f->ku_sent;
 		if (!f->ok && !err[0])
 			snprintf(err, sizeof(err), "flow %u: %s", i, f->err);
 	}

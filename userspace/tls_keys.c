@@ -51,11 +51,27 @@ const struct cipher_desc *cipher_by_id(enum cipher_id id)
  * TLS 1.3: a direction's application traffic keys protect every record after
  * the one carrying that direction's Finished (the header callback of that
  * record comes before its Finished message callback), so the numbering
- * starts there. No NewSessionTicket (num_tickets 0) or KeyUpdate follows;
- * the middlebox-compatibility ChangeCipherSpec is plaintext and ignored.
+ * starts there. No NewSessionTicket follows (num_tickets 0); a KeyUpdate
+ * (--key-update) starts it again at 0; the middlebox-compatibility
+ * ChangeCipherSpec is plaintext and ignored.
  */
 static void msg_cb13(struct seq_tracker *t, int write_p, int content_type, const uint8_t *h, size_t len)
 {
+	/*
+	 * A KeyUpdate (SSL_key_update on the sender, OpenSSL's own handling on
+	 * the receiver) is the last record under the old key: its header
+	 * callback already counted it, the next record is number 0 again.
+	 */
+	if (content_type == SSL3_RT_HANDSHAKE && len >= 1 && h[0] == SSL3_MT_KEY_UPDATE) {
+		if (write_p) {
+			t->wr_key_updates++;
+			t->wr_seq = 0;
+		} else {
+			t->rd_key_updates++;
+			t->rd_seq = 0;
+		}
+		return;
+	}
 	if (content_type == SSL3_RT_HANDSHAKE && len >= 1 && h[0] == SSL3_MT_FINISHED) {
 		if (write_p) {
 			t->wr_ccs_seen = true;
@@ -191,7 +207,7 @@ static int tls12_prf(const char *digest, const uint8_t *secret, size_t secret_le
 }
 
 /* HKDF-Expand-Label(secret, label, "", out_len) of RFC 8446 §7.1 */
-static int hkdf_expand_label(const char *digest, const uint8_t *secret, size_t secret_len,
+int tls13_hkdf_expand_label(const char *digest, const uint8_t *secret, size_t secret_len,
 			     const char *label, uint8_t *out, size_t out_len)
 {
 	EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
@@ -255,8 +271,11 @@ static int derive_tls13_keys(SSL *ssl, const struct cipher_desc *c, bool client_
 	out->cipher = c;
 	out->tls13 = true;
 	out->seq = seq;
-	if (hkdf_expand_label(EVP_MD_get0_name(md), secret, secret_len, "key", out->key, c->key_len) ||
-	    hkdf_expand_label(EVP_MD_get0_name(md), secret, secret_len, "iv", out->fixed_iv, 12)) {
+	/* Kept for KeyUpdates (RFC 8446 §7.2): the next secret comes from this one. */
+	memcpy(out->secret, secret, secret_len);
+	out->secret_len = secret_len;
+	if (tls13_hkdf_expand_label(EVP_MD_get0_name(md), secret, secret_len, "key", out->key, c->key_len) ||
+	    tls13_hkdf_expand_label(EVP_MD_get0_name(md), secret, secret_len, "iv", out->fixed_iv, 12)) {
 		snprintf(err, errlen, "TLS 1.3 HKDF-Expand-Label failed");
 		OPENSSL_cleanse(out, sizeof(*out));
 		goto out;
@@ -403,6 +422,16 @@ int ktls_install(int fd, const struct record_keys *k, bool rx, char *err, size_t
 		err_errno(err, errlen, rx ? "setsockopt(SOL_TLS, TLS_RX)" : "setsockopt(SOL_TLS, TLS_TX)", e);
 		rc = -e;
 	}
+	OPENSSL_cleanse(&ci, sizeof(ci));
+	return rc;
+}
+
+int ktls_set_key(int fd, const struct record_keys *k, bool rx)
+{
+	union ktls_crypto_info ci;
+	size_t len = build_crypto_info(k, &ci);
+	int rc = setsockopt(fd, SOL_TLS, rx ? TLS_RX : TLS_TX, &ci, (socklen_t)len) < 0 ? -errno : 0;
+
 	OPENSSL_cleanse(&ci, sizeof(ci));
 	return rc;
 }
