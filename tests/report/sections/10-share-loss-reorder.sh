@@ -7,6 +7,10 @@
 # measures the default NIC instead. One verified kTLS transfer per point,
 # 16 KiB records, the same cable seed at every point; the 0 % point is
 # measured once per mode and is the first point of both curves.
+# On a kernel with the TLS 1.3 device series (innova/caps says tls13_rx:
+# KVER=6.12-tls13) the modes in REPORT_TLS13_MODES (default driver_req) run
+# again over TLS 1.3, as mode "<mode>_tls13": the same framing and resync,
+# another nonce and AAD, so the curves should lie on each other.
 # Writes share.csv: fault,percent,mode,device_share,nic_share,records,ok
 # (shares per 10000; ok 1 = every byte arrived intact).
 BYTES=${REPORT_BYTES:-8M}
@@ -18,13 +22,15 @@ MODES=${REPORT_MODES-driver_req core_next_hint driver_req_async}
 LOSS=${REPORT_LOSS-0.5 1 2 5}
 REORDER=${REPORT_REORDER-1 2 5}
 SEED=${REPORT_SEED:-4242}
+TLS13_MODES=
+grep -qw tls13_rx /sys/kernel/debug/innova/caps && TLS13_MODES=${REPORT_TLS13_MODES-driver_req}
 setup_pair
 echo "${REPORT_RECOVERY:-0}" > "$PORT_B/tls_reorder_recovery" || die "tls_reorder_recovery"
 sum share_bytes_per_point "$BYTES (16 KiB records, cable seed $SEED, late-frame recovery ${REPORT_RECOVERY:-0})"
 csv share.csv fault percent mode device_share nic_share records ok
 bad=0
 # point FAULT PERCENT MODE: one transfer under the cable fault, one CSV row
-# (two for the clean point)
+# (two for the clean point); MODE ending in _tls13 runs TLS 1.3
 point() {
 	ppm=$(awk -v p="$2" 'BEGIN { printf "%d", p * 10000 }')
 	case $1 in
@@ -34,9 +40,12 @@ point() {
 	esac
 	snap pt
 	t0=$(date +%s)
-	tls_run $IP4_B "--rx-mode manual --bytes $BYTES" "--tx-mode ktls --bytes $BYTES --record-size 16384"
+	v=
+	case $3 in *_tls13) v=--tls13 ;; esac
+	tls_run $IP4_B "--rx-mode manual --bytes $BYTES $v" "--tx-mode ktls --bytes $BYTES --record-size 16384 $v"
 	# expect_intact dies on any failure: in a subshell it only says so
-	if ( expect_intact $BYTES ) && [ "$(jr .tls_stat.TlsRxDevice)" = 1 ]; then
+	if ( expect_intact $BYTES ) && [ "$(jr .tls_stat.TlsRxDevice)" = 1 ] &&
+		{ [ -z "$v" ] || [ "$(jr .tls_version)" = 1.3 ]; }; then
 		ok=1 dev=$(device_share pt) nic=$(nic_share pt)
 	else
 		ok=0 dev=0 nic=0 bad=$((bad + 1))
@@ -49,8 +58,8 @@ point() {
 		csv share.csv $1 $2 $3 $dev $nic "$(jr .records)" $ok
 	fi
 }
-for mode in $MODES; do
-	echo $mode > "$PORT_B/tls_resync_mode" || die "set resync mode $mode"
+for mode in $MODES $(for m in $TLS13_MODES; do echo ${m}_tls13; done); do
+	echo ${mode%_tls13} > "$PORT_B/tls_resync_mode" || die "set resync mode ${mode%_tls13}"
 	point clean 0 $mode
 	for p in $LOSS; do point loss $p $mode; done
 	for p in $REORDER; do point reorder $p $mode; done
