@@ -82,14 +82,26 @@ for c in aes128gcm aes256gcm chacha20; do
 		add=$(grep 'innova_tls_flow_add:' $TRACE/trace | tail -1)
 		rn=$(echo "$add" | sed -n 's/.* start_rn=\([0-9]*\).*/\1/p')
 		[ -n "$rn" ] || die "TLS 1.3 $c: no flow install traced"
+		# Unlike TLS 1.2, the client sends data right behind its
+		# Finished, so frames arrive while the flow is installed: one
+		# the engine passed just before (no flow yet) may still be on
+		# its way to the socket when the driver reads the queue, a gap
+		# the NIC never sees filled (touched by a hole), and if a
+		# header sat in it, one lost sync and the wait for the core
+		# (followed). Those records are not the NIC's to decrypt; all
+		# the others but the shadow-verified one must be, and at least
+		# half of those after the install.
 		dec=$(delta t13 rx_tls_records_decrypted)
-		[ "$dec" -ge $((64 - rn - 1)) ] ||
-			die "TLS 1.3 $c: NIC decrypted $dec of 64 records, $rn before the flow: want >= $((64 - rn - 1))"
+		hole=$(delta t13 rx_tls_records_unauth) fol=$(delta t13 rx_tls_records_followed)
+		want=$((64 - rn - hole - fol - 1))
+		[ "$want" -ge $(((64 - rn) / 2)) ] || want=$(((64 - rn) / 2))
+		[ "$dec" -ge "$want" ] ||
+			die "TLS 1.3 $c: NIC decrypted $dec of 64 records, $rn before the flow, $hole touched by a hole, $fol followed awaiting the kernel: want >= $want"
 		expect_delta t13 rx_tls_sync_lost -le 1 "TLS 1.3 $c: sync lost on a clean link"
 		if [ -n "$KP" ]; then
 			[ $((k1 - k0)) -eq 1 ] || die "TLS 1.3 $c: tls_dev_add called $((k1 - k0)) time(s), want 1"
 		fi
-		log "TLS 1.3 $c: intact, device path, records NIC-decrypted $dec of 64 ($rn before the flow) (TLS 1.3 $(delta t13 rx_tls13_records_decrypted)), NIC share $(nic_share t13)/10000"
+		log "TLS 1.3 $c: intact, device path, records NIC-decrypted $dec of 64 ($rn before the flow, $hole touched by a hole, $fol followed; install: ${add#*innova_tls_flow_add: }) (TLS 1.3 $(delta t13 rx_tls13_records_decrypted)), NIC share $(nic_share t13)/10000"
 		continue
 	fi
 	expect_path software

@@ -88,7 +88,8 @@ ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-v6-256 1 8000 8500 40 reorder=
 # says tls13_rx): the same faults, the same floors as TLS 1.2 (the record
 # framing and the resync are the same; only the nonce and AAD differ).
 if grep -qw tls13_rx /sys/kernel/debug/innova/caps; then
-	TLS13=1 run_faulted loss1-13 1 9000 9000 25 drop=10000
+	TLS13=1 run_faulted loss1-13 1 9000 9000 25 drop=10000 dup=20000
+	expect_delta loss1-13.A tx_cable_duplicated -gt 0 "the cable duplicated nothing (TLS 1.3)"
 	TLS13=1 MAX_MISSED=1800 run_faulted reorder5-13-core 0 0 0 8 reorder=50000 gap=3
 	TLS13=1 ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-13-v6-256 1 8000 8500 40 reorder=50000 gap=3
 	expect_delta reorder5-13-v6-256 rx_tls13_records_decrypted -gt 0 "no TLS 1.3 record decrypted"
