@@ -398,6 +398,14 @@ static void st_schedule(void)
 	for (uint64_t r = 0; r < 64; r++)
 		total += ku_due(&s, r);
 	st_result(total == 9, "%s", "schedule: burst:3/16 over 64 records = 9 updates");
+	o.ku_kind = KU_EVERY;
+	o.ku_burst = 1;
+	o.ku_min = o.ku_max = KU_INTERVAL_MAX;
+	ku_sched_init(&s, &o, 0);
+	total = 0;
+	for (uint64_t r = 0; r < 2 * KU_INTERVAL_MAX + 1; r++)
+		total += ku_due(&s, r);
+	st_result(total == 2, "%s", "schedule: every 20000 over 40001 records = 2 updates");
 	o.ku_kind = KU_RANDOM;
 	o.ku_min = 2;
 	o.ku_max = 5;
