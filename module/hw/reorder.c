@@ -43,10 +43,14 @@
  *  - connected: the current record and its nonce are the ones the engine
  *    framed from new data; the walk only gave the record number, which
  *    does not enter the keystream (TLS 1.2 nonces are explicit) and which
- *    every tag checks (it is in the AAD).  A flow that was SYNC before the
- *    gap, with a verified key, resumes in SYNC; the current record's rest
- *    is decrypted without tag check (DECNA: it is mixed anyway) only if
- *    its prefix is anchored, else it is followed.
+ *    every tag checks (it is in the AAD).  TLS 1.3 puts the number in the
+ *    keystream: there a walk that read a header byte from possibly
+ *    injected bytes (weak; the bytes kept right after a gap count as such
+ *    in 1.3, a whole header fits in them) resumes in SHADOW.  Otherwise a
+ *    flow that was SYNC before the gap, with a verified key, resumes in
+ *    SYNC; the current record's rest is decrypted without tag check
+ *    (DECNA: it is mixed anyway) only if its prefix is anchored, else it
+ *    is followed.
  * State: fixed size per flow (struct hw_reorder).
  *
  * engine.c drives the walk: a gap starts it (hw_ro_start()) or adds to it
@@ -223,7 +227,12 @@ static void ro_resume(struct hw_rx_ctx *cx, struct hw_flow *f, bool sync)
 		hw_gcm_init(cx, f, ks->iv);
 }
 
-/* the walk reached a header the engine followed (chain index idx) */
+/*
+ * the walk reached a header the engine followed (chain index idx).  TLS
+ * 1.3: the record number is in the keystream, so a number the walk
+ * counted over a header it read from possibly injected bytes (weak) is no
+ * better than that header: SHADOW, the next record's tag decides.
+ */
 static void ro_connect(struct hw_rx_ctx *cx, struct hw_flow *f, u64 idx)
 {
 	f->rn_off = f->ro.rn - idx;
@@ -235,7 +244,7 @@ static void ro_connect(struct hw_rx_ctx *cx, struct hw_flow *f, u64 idx)
 			f->keys.end_rn = e;
 		f->keys.end_idx_valid = false;
 	}
-	ro_resume(cx, f, true);
+	ro_resume(cx, f, HW_FMT(f)->explicit_nonce || !f->ro.weak);
 }
 
 /*
@@ -306,13 +315,24 @@ void hw_ro_try(struct hw_rx_ctx *cx, struct hw_flow *f)
 			ro_connect(cx, f, idx);
 			return;
 		}
-		/* header bytes kept right after a gap */
+		/*
+		 * Header bytes kept right after a gap: new data, but from a
+		 * frame that came ahead of a gap, which may be an injected one
+		 * (TCP drops it; the genuine copy may come as old data the
+		 * walk has already passed).  TLS 1.2: they never complete a
+		 * prefix (HW_RO_POST < 13), so the record is followed, and a
+		 * wrong length or count costs a tag, not a keystream (the
+		 * nonce is explicit).  TLS 1.3: a whole header fits, and its
+		 * record number is in the keystream: weak, the flow resumes
+		 * in SHADOW.
+		 */
 		p = f->ro.seq + f->ro.pn;
 		for (i = 0; i < f->ro.ngap; i++) {
 			struct hw_ro_gap *g = &f->ro.gap[i];
 
 			if (p - g->end < g->npost) {
-				hw_ro_feed(f, g->end, g->post, g->npost, true);
+				hw_ro_feed(f, g->end, g->post, g->npost,
+					   HW_FMT(f)->explicit_nonce);
 				again = f->ro.valid && (f->ro.pn != pn0 ||
 							f->ro.seq != s0);
 				break;

@@ -3,7 +3,10 @@
  * Adversarial differential harness for the Innova RX engine (issue 20,
  * item 3).  The NIC parses every frame before TCP decides whether to keep
  * it, so an injector can show it frames the socket never sees.  Each
- * execution (one seed) sends a clean TLS 1.2 AES-GCM stream through
+ * execution (one seed) sends a clean TLS 1.2 or TLS 1.3 AES-GCM stream
+ * (1.3 in a quarter of the executions, chosen by a hash of the seed
+ * apart from everything else it draws, so 1.2 seeds replay as they did
+ * before 1.3 was added; -V 12|13 forces one version) through
  *
  *   engine (hw_engine_rx on Ethernet/IPv4/TCP frames, genuine segments with
  *   ACK set)  ->  TCP receiver model  ->  kTLS core model  ->  application
@@ -30,20 +33,26 @@
  * same mark, so the mark is per byte in effect).
  *
  * kTLS core model (6.1 tls_sw.c / tls_device.c): the strparser reads each
- * header + explicit nonce (13 bytes) from the bytes TCP delivered, marked
- * or not (tls_rx_msg_size: length beyond 2^14 + 24 -> EMSGSIZE, below 24 ->
- * EBADMSG, version not 03 03 -> EINVAL), and answers a pending resync
+ * header + explicit nonce (13 bytes; 1.3: the 5-byte header) from the
+ * bytes TCP delivered, marked or not (tls_rx_msg_size: length beyond
+ * 2^14 + 24 -> EMSGSIZE, below 24 -> EBADMSG; 1.3: 2^14 + 17 and 16,
+ * version not 03 03 -> EINVAL), and answers a pending resync
  * request whose seq is that header's start + 4 (tls_device_rx_resync_new_rec
  * -> the driver's hw_engine_flow_resync).  A whole record whose bytes are
  * all marked is trusted as plaintext without a tag check
  * (tls_device_decrypted); a mixed one has its marked payload bytes XORed
  * with the record's keystream (tls_device_reencrypt) and is then decrypted
  * and verified in software like an unmarked one; a tag mismatch is
- * EBADMSG.  The first error kills the connection.
+ * EBADMSG.  TLS 1.3: nonce = static IV XOR record number (the keystream
+ * of re-encryption too), AAD = the header as delivered, and the content
+ * type the application gets is the last non-zero byte of the plaintext
+ * (none: EBADMSG), trusted or verified alike.  The first error kills the
+ * connection.
  *
  * Invariants per execution:
  *  - WRONG:  the application never receives a wrong byte (record bounds,
- *            content type and plaintext equal the sender's);
+ *            content type and plaintext equal the sender's; 1.3: the
+ *            whole inner plaintext, type and padding included);
  *  - ERROR:  no error (software kTLS over the same socket raises none);
  *  - RESUME: after the last disturbance (attack frame, or a natural fault
  *            after it) the stream is quiet, and the first NIC-decrypted
@@ -56,14 +65,19 @@
  * culprit (natural faults alone, one attack action, several of one kind,
  * or a combination), and checked against the residual class
  * (residual_candidate()).  --selftest checks that the invariants catch a
- * NIC that marks one wrong byte.
+ * NIC that marks one wrong byte (in both versions).  The summary gives
+ * executions, failures (wrong bytes, errors) and residual cases per
+ * version; a version with 100 executions or more and not one
+ * NIC-decrypted record fails the run (its WRONG check tested nothing).
  *
  *   adversary [-n EXECS] [-s FIRST_SEED] [-j JOBS] [-t SECONDS] [-b BOUND]
  *             [-k KIND,KIND | -x KIND,KIND] [-q] [--strict-residual]
- *   adversary --seed N [-v] [--actions 0,2]   replay one execution: trace
+ *             [-V 12|13]
+ *   adversary --seed N [-v] [--actions 0,2] [-V 12|13]
+ *                                             replay one execution: trace
  *                                             of every frame, the NIC's
  *                                             verdict, TCP's and the core's
- *   adversary --selftest N
+ *   adversary --selftest N [-V 12|13]
  * Exit status 1 on any failure (residual cases do not fail the run unless
  * --strict-residual).
  */
@@ -81,7 +95,8 @@
 #define RMEM_MAX	(6u << 20)	/* driver's max_ahead: tcp_rmem[2] */
 #define RCV_SND_NXT	0x11223344u	/* receiver's snd_nxt */
 #define TAIL_RECORDS	24		/* quiet records at the end */
-#define REC_PREFIX	13u		/* header + explicit nonce */
+#define REC_PREFIX	13u		/* header + explicit nonce (1.2); a
+					 * forged prefix's bytes (either) */
 #define TLS_TAG		16u
 #define MAX_ACTIONS	6
 #define MAX_SHOW_SEEDS	4
@@ -171,6 +186,12 @@ struct exec {
 	 * checks behind it.  From the seed alone, so seeds replay as before.
 	 */
 	bool ack_check;
+	/*
+	 * TLS 1.3 records (else 1.2): in a quarter of the executions, from
+	 * another hash of the seed (exec_tls13()), or forced by -V.  A 1.2
+	 * execution draws what it drew before 1.3 was added.
+	 */
+	bool tls13;
 };
 
 struct gseg {
@@ -180,15 +201,73 @@ struct gseg {
 };
 
 /*
+ * What the kTLS core and the attacker see of a record's version: the
+ * bytes before the ciphertext (header + explicit nonce in 1.2, header
+ * alone in 1.3) and the bounds of the header's length field
+ * (tls_rx_msg_size(): tag + 8-byte nonce in 1.2, tag + the inner content
+ * type in 1.3).
+ */
+struct tls_ver {
+	u32 prefix;
+	u32 len_min, len_max;
+	const char *name;
+};
+
+static const struct tls_ver tls_ver12 = { 13, 24, 16384 + 24, "TLS 1.2" };
+static const struct tls_ver tls_ver13 = { 5, 16, 16384 + 17, "TLS 1.3" };
+
+static inline const struct tls_ver *sver(const struct stream *s)
+{
+	return s->tls13 ? &tls_ver13 : &tls_ver12;
+}
+
+/* the GCM nonce of record rn (rec: its bytes, for 1.2's explicit nonce) */
+static void rec_nonce(const struct stream *s, u64 rn, const u8 *rec,
+		      u8 iv[12])
+{
+	memcpy(iv, s->ep[0].salt, 4);
+	if (!s->tls13) {
+		memcpy(iv + 4, rec + 5, 8);
+		return;
+	}
+	/* TLS 1.3: the static IV XOR the record number */
+	for (int k = 0; k < 8; k++)
+		iv[4 + k] = s->ep[0].iv[k] ^ (u8)(rn >> (56 - 8 * k));
+}
+
+/*
+ * TLS 1.3 zero padding of a record with plen content bytes: none in 70 %,
+ * 1..32 bytes in 29 %, up to the 2^14 + 1 limit in 1 % (more would cost
+ * the run its speed, not add cases: the engine reads the padding as
+ * plaintext like any other byte).
+ */
+static u32 pad13(struct rng *r, u32 plen)
+{
+	u32 q = rng_below(r, 100), room = 16384 - plen, pad;
+
+	pad = q < 70 ? 0 : q < 99 ? 1 + rng_below(r, 32) :
+	      rng_below(r, room + 1);
+	return pad < room ? pad : room;
+}
+
+/*
  * The sender's stream: like stream_gen() (tls_stream.c), one key, no
  * sender-side corruption, but about three times faster: plaintext 8 bytes
  * per random draw, one GCM context for all records.  Record sizes: mostly
- * small (80 % under 400 bytes) or uniform up to 2^14.
+ * small (80 % under 400 bytes) or uniform up to 2^14.  TLS 1.2: explicit
+ * nonces (half of them the record number), 3 % alerts/handshakes as outer
+ * types.  TLS 1.3 (tls13): outer type 23, the inner content type (the
+ * same 3 % alerts/handshakes, handshakes as NewSessionTickets) after the
+ * content, zero padding drawn from the rng (pad13()), nonce = static IV
+ * XOR record number, the header as AAD.  A 1.2 stream draws exactly what
+ * it did before 1.3 existed: its seeds replay as before.
  */
 static void sender_stream(struct stream *s, struct rng *r, int nrec,
-			  bool small, unsigned int klen, u64 rn0)
+			  bool small, unsigned int klen, u64 rn0, bool tls13)
 {
 	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	const struct tls_ver *tv = tls13 ? &tls_ver13 : &tls_ver12;
+	u32 pfx = tv->prefix, *clen = malloc((size_t)nrec * sizeof(u32));
 	size_t cap = 0;
 	u32 off = 0;
 	int i, k;
@@ -196,18 +275,24 @@ static void sender_stream(struct stream *s, struct rng *r, int nrec,
 	memset(s, 0, sizeof(*s));
 	s->isn = (u32)rng_next(r);
 	s->rn0 = rn0;
+	s->tls13 = tls13;
 	s->nep = 1;
 	s->ep[0].klen = klen;
 	for (k = 0; k < 32; k += 8)
 		hw_put_be64(s->ep[0].key + k, rng_next(r));
 	hw_put_be32(s->ep[0].salt, (u32)rng_next(r));
+	if (tls13)
+		hw_put_be64(s->ep[0].iv, rng_next(r));
 	s->rec = calloc((size_t)nrec, sizeof(*s->rec));
 	for (i = 0; i < nrec; i++) {
 		u32 plen = !small || rng_chance(r, 0.2) ? rng_below(r, 16385) :
 			   rng_below(r, 400);
 
-		s->rec[i].len = plen + 29;
-		cap += plen + 29;
+		clen[i] = plen;
+		/* 1.3: content | inner type | zero padding */
+		s->rec[i].len = tls13 ? 5 + plen + 1 + pad13(r, plen) + TLS_TAG :
+				plen + 29;
+		cap += s->rec[i].len;
 	}
 	s->wire = malloc(cap + 8);
 	s->plain = malloc(cap + 8);
@@ -218,46 +303,66 @@ static void sender_stream(struct stream *s, struct rng *r, int nrec,
 		abort();
 	for (i = 0; i < nrec; i++) {
 		struct ref_rec *rr = &s->rec[i];
-		u32 plen = rr->len - 29;
-		u8 *w = s->wire + off, *pt = s->plain + off + REC_PREFIX;
-		u8 iv[12], aad[13];
+		u32 plen = clen[i], ilen = rr->len - pfx - TLS_TAG;
+		u8 *w = s->wire + off, *pt = s->plain + off + pfx;
+		u8 iv[12], aad[13], type;
 		int l;
 
 		rr->off = off;
 		rr->rn = rn0 + (u64)i;
-		rr->type = rng_chance(r, 0.03) ? (u8)(0x15 + rng_below(r, 2)) :
-			   0x17;
+		type = rng_chance(r, 0.03) ? (u8)(0x15 + rng_below(r, 2)) :
+		       0x17;
 		rr->tag_ok = true;
 		for (u32 j = 0; j < plen; j += 8)
 			hw_put_be64(pt + j, rng_next(r));	/* spills into
 								 * the tag: set
 								 * below */
-		w[0] = rr->type;
 		w[1] = 3;
 		w[2] = 3;
-		hw_put_be16(w + 3, (u16)(plen + 24));
-		hw_put_be64(w + 5, rng_chance(r, 0.5) ? rr->rn : rng_next(r));
-		memcpy(iv, s->ep[0].salt, 4);
-		memcpy(iv + 4, w + 5, 8);
-		hw_put_be64(aad, rr->rn);
-		memcpy(aad + 8, w, 3);
-		hw_put_be16(aad + 11, (u16)plen);
+		hw_put_be16(w + 3, (u16)(rr->len - 5));
+		if (tls13) {
+			rr->type = 0x17;
+			w[0] = 0x17;
+			if (type == 0x16 && plen >= 4) {
+				/* a NewSessionTicket, as servers send */
+				pt[0] = 4;
+				pt[1] = (u8)((plen - 4) >> 16);
+				pt[2] = (u8)((plen - 4) >> 8);
+				pt[3] = (u8)(plen - 4);
+			} else if (type == 0x16 && plen && pt[0] == 24) {
+				pt[0] = 4;	/* never a KeyUpdate */
+			}
+			pt[plen] = type;
+			memset(pt + plen + 1, 0, ilen - plen - 1);
+			rec_nonce(s, rr->rn, w, iv);
+			memcpy(aad, w, 5);
+		} else {
+			rr->type = type;
+			w[0] = type;
+			hw_put_be64(w + 5, rng_chance(r, 0.5) ? rr->rn :
+				    rng_next(r));
+			rec_nonce(s, rr->rn, w, iv);
+			hw_put_be64(aad, rr->rn);
+			memcpy(aad + 8, w, 3);
+			hw_put_be16(aad + 11, (u16)plen);
+		}
 		if (!EVP_EncryptInit_ex(c, NULL, NULL, NULL, iv) ||
-		    !EVP_EncryptUpdate(c, NULL, &l, aad, 13) ||
-		    (plen && !EVP_EncryptUpdate(c, w + REC_PREFIX, &l, pt,
-						(int)plen)) ||
-		    !EVP_EncryptFinal_ex(c, w + REC_PREFIX + plen, &l) ||
+		    !EVP_EncryptUpdate(c, NULL, &l, aad, tls13 ? 5 : 13) ||
+		    (ilen && !EVP_EncryptUpdate(c, w + pfx, &l, pt,
+						(int)ilen)) ||
+		    !EVP_EncryptFinal_ex(c, w + pfx + ilen, &l) ||
 		    !EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, 16,
-					 w + REC_PREFIX + plen))
+					 w + pfx + ilen))
 			abort();
 		/* plain: the wire with each payload decrypted */
-		memcpy(s->plain + off, w, REC_PREFIX);
-		memcpy(pt + plen, w + REC_PREFIX + plen, TLS_TAG);
+		memcpy(s->plain + off, w, pfx);
+		memcpy(pt + ilen, w + pfx + ilen, TLS_TAG);
 		off += rr->len;
 	}
 	memset(s->valid, 1, off);
 	s->n = off;
 	s->nrec = nrec;
+	free(clen);
 	EVP_CIPHER_CTX_free(c);
 }
 
@@ -420,28 +525,34 @@ static int pick_boundary(struct exec *x, const struct att_view *v)
 	return ri < s->nrec ? ri : -1;
 }
 
-/* forged 5-byte header + 8-byte nonce at stream offset b (record ri) */
+/*
+ * forged 5-byte header + 8-byte nonce at stream offset b (record ri); in
+ * TLS 1.3 the same 13 bytes are a header and the first 8 ciphertext bytes
+ * (a forged 1.3 header looks the same on the wire: 17 03 03 + length).
+ * Lengths within the version's bounds, except where random.
+ */
 static void forge_prefix(struct exec *x, u8 *p, u32 b, int ri)
 {
 	struct stream *s = &x->s;
+	const struct tls_ver *tv = sver(s);
 	struct rng *r = &x->r;
-	u32 q = rng_below(r, 100), l = 0x4018;
+	u32 q = rng_below(r, 100), l = tv->len_max;
 	int k;
 
 	p[0] = rng_chance(r, 0.8) ? 0x17 : (u8)(0x14 + rng_below(r, 5));
 	p[1] = 3;
 	p[2] = 3;
 	if (q >= 50 && q < 70) {
-		l = 24 + rng_below(r, 16385);
+		l = tv->len_min + rng_below(r, 16385);
 	} else if (q >= 70 && q < 85 && ri >= 0) {
 		/* lands exactly on a later genuine boundary */
 		int nk = ri + 1 + (int)rng_below(r, 3);
 
-		if (nk < s->nrec && s->rec[nk].off - b - 5 >= 24 &&
-		    s->rec[nk].off - b - 5 <= 16408)
+		if (nk < s->nrec && s->rec[nk].off - b - 5 >= tv->len_min &&
+		    s->rec[nk].off - b - 5 <= tv->len_max)
 			l = s->rec[nk].off - b - 5;
 	} else if (q >= 85 && q < 92) {
-		l = 24 + rng_below(r, 400);
+		l = tv->len_min + rng_below(r, 400);
 	}
 	hw_put_be16(p + 3, (u16)l);
 	if (ri >= 0 && b + REC_PREFIX <= s->n && rng_chance(r, 0.3))
@@ -451,6 +562,26 @@ static void forge_prefix(struct exec *x, u8 *p, u32 b, int ri)
 			p[5 + k] = (u8)rng_next(r);
 	if (ri >= 0 && b + 5 <= s->n && !memcmp(p, s->wire + b, 5))
 		p[4] ^= 1;	/* must differ from the genuine header */
+}
+
+/*
+ * A forged-prefix frame (nexthdr, hdr13, hdrchain): 13 bytes; in TLS 1.3
+ * half of them the 5-byte header alone.  (1.2 draws nothing here.)
+ */
+static u32 hdr_frame_len(struct exec *x)
+{
+	if (!x->s.tls13)
+		return REC_PREFIX;
+	return rng_chance(&x->r, 0.5) ? 5 : REC_PREFIX;
+}
+
+/* forge_prefix() into a frame of len bytes (len may be below 13) */
+static void forge_frame(struct exec *x, u8 *p, u32 len, u32 b, int ri)
+{
+	u8 h[REC_PREFIX];
+
+	forge_prefix(x, h, b, ri);
+	memcpy(p, h, min_u32(len, REC_PREFIX));
 }
 
 /* bytes the genuine stream has at [off, off+len) where defined, else random */
@@ -510,18 +641,22 @@ static void attack(struct exec *x, int action, u8 kind,
 	int ri, k;
 
 	switch (kind) {
-	case K_NEXTHDR:
+	case K_NEXTHDR: {
+		u32 len;
+
 		ri = rec_from(s, v->snd_max);
 		if (ri >= s->nrec)
 			return;
-		att_frame(x, action, kind, (s32)s->rec[ri].off, REC_PREFIX,
+		len = hdr_frame_len(x);
+		att_frame(x, action, kind, (s32)s->rec[ri].off, len,
 			  DROP_BAD_ACK, &p);
-		forge_prefix(x, p, s->rec[ri].off, ri);
+		forge_frame(x, p, len, s->rec[ri].off, ri);
 		return;
+	}
 	case K_HDR13:
 	case K_MSS: {
 		s32 delta = 0;
-		u32 len = kind == K_HDR13 ? REC_PREFIX : MSS;
+		u32 len = kind == K_HDR13 ? hdr_frame_len(x) : MSS;
 
 		ri = pick_boundary(x, v);
 		if (ri < 0)
@@ -538,8 +673,8 @@ static void attack(struct exec *x, int action, u8 kind,
 		else
 			random_bytes(r, p, len);
 		/* the forged prefix where the attacker puts the boundary */
-		forge_prefix(x, p, s->rec[ri].off + delta,
-			     delta ? -1 : ri);
+		forge_frame(x, p, len, s->rec[ri].off + delta,
+			    delta ? -1 : ri);
 		return;
 	}
 	case K_EXACT:
@@ -579,9 +714,11 @@ static void attack(struct exec *x, int action, u8 kind,
 		ri = rec_from(s, v->snd_max);
 		for (k = 0; k < 2 + (int)rng_below(r, 3) && ri + k < s->nrec;
 		     k++) {
+			u32 len = hdr_frame_len(x);
+
 			att_frame(x, action, kind, (s32)s->rec[ri + k].off,
-				  REC_PREFIX, drop, &p);
-			forge_prefix(x, p, s->rec[ri + k].off, ri + k);
+				  len, drop, &p);
+			forge_frame(x, p, len, s->rec[ri + k].off, ri + k);
 		}
 		return;
 	}
@@ -690,6 +827,21 @@ static size_t at_boundary(struct exec *x, const struct gseg *g, size_t lim,
 	return gi;
 }
 
+static int force_version;	/* -V 12|13; 0: from the seed */
+
+/* TLS 1.3 for a quarter of the seeds: splitmix64 of the seed, top 2 bits */
+static bool exec_tls13(u64 seed)
+{
+	u64 z = seed + 0x632BE59BD9B4E019ULL;
+
+	if (force_version)
+		return force_version == 13;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	z ^= z >> 31;
+	return z >> 62 == 0;
+}
+
 /* the execution for a seed: stream, sender, attacker, merged schedule */
 static void exec_build(struct exec *x, u64 seed, u32 kinds_allowed)
 {
@@ -703,6 +855,7 @@ static void exec_build(struct exec *x, u64 seed, u32 kinds_allowed)
 	x->seed = seed;
 	x->r.s = seed * 0x9E3779B97F4A7C15ULL + 0x5DEECE66DULL;
 	x->ack_check = (seed * 0xD1B54A32D192ED03ULL) >> 62 != 0;
+	x->tls13 = exec_tls13(seed);
 	x->nev = 0;
 	x->npool = 0;
 	x->kinds_allowed = kinds_allowed;
@@ -713,7 +866,7 @@ static void exec_build(struct exec *x, u64 seed, u32 kinds_allowed)
 		u64 rn0 = rng_chance(&x->r, 0.5) ? 0 : rng_next(&x->r) >> 20;
 
 		sender_stream(&x->s, &x->r, att_recs + TAIL_RECORDS, small,
-			      klen, rn0);
+			      klen, rn0, x->tls13);
 	}
 	x->tail_off = x->s.rec[att_recs].off;
 	x->max_ahead = rng_chance(&x->r, 0.25) ? RCV_WND : RMEM_MAX;
@@ -816,45 +969,53 @@ static void sw_fini(struct swcrypto *c)
 
 /*
  * tls_device_reencrypt(): the marked payload bytes of a mixed record back
- * to ciphertext, with the keystream of the nonce as delivered.
+ * to ciphertext, with the keystream of the nonce as delivered (1.2) or of
+ * the record number (1.3).
  */
-static void sw_reencrypt(struct swcrypto *c, const u8 salt[4], u8 *rec,
-			 u32 len, const u8 *mark)
+static void sw_reencrypt(struct swcrypto *c, const struct stream *s, u64 rn,
+			 u8 *rec, u32 len, const u8 *mark)
 {
+	u32 pfx = sver(s)->prefix, plen = len - pfx - TLS_TAG;
 	u8 iv[16], *ks;
-	u32 plen = len - REC_PREFIX - TLS_TAG;
 	int l;
 
-	memcpy(iv, salt, 4);
-	memcpy(iv + 4, rec + 5, 8);
+	rec_nonce(s, rn, rec, iv);
 	hw_put_be32(iv + 12, 2);	/* GCM: payload counter starts at 2 */
 	ks = calloc(1, plen + 16);
 	if (!EVP_EncryptInit_ex(c->ctr, NULL, NULL, NULL, iv) ||
 	    !EVP_EncryptUpdate(c->ctr, ks, &l, ks, (int)plen))
 		abort();
 	for (u32 j = 0; j < plen; j++)
-		if (mark[REC_PREFIX + j])
-			rec[REC_PREFIX + j] ^= ks[j];
+		if (mark[pfx + j])
+			rec[pfx + j] ^= ks[j];
 	free(ks);
 }
 
-/* decrypt + verify a whole record as delivered; pt gets the plaintext */
-static bool sw_decrypt(struct swcrypto *c, const u8 salt[4], u64 rn,
+/*
+ * decrypt + verify a whole record as delivered; pt gets the plaintext
+ * (1.3: the inner plaintext, content type and padding included).  AAD:
+ * 1.2 the record number, type, version and plaintext length; 1.3 the
+ * 5-byte header as delivered.
+ */
+static bool sw_decrypt(struct swcrypto *c, const struct stream *s, u64 rn,
 		       const u8 *rec, u32 len, u8 *pt)
 {
-	u32 plen = len - REC_PREFIX - TLS_TAG;
+	u32 pfx = sver(s)->prefix, plen = len - pfx - TLS_TAG;
 	u8 iv[12], aad[13], tag[16];
 	int l;
 
-	memcpy(iv, salt, 4);
-	memcpy(iv + 4, rec + 5, 8);
+	rec_nonce(s, rn, rec, iv);
 	memcpy(tag, rec + len - TLS_TAG, 16);
-	hw_put_be64(aad, rn);
-	memcpy(aad + 8, rec, 3);
-	hw_put_be16(aad + 11, (u16)plen);
+	if (s->tls13) {
+		memcpy(aad, rec, 5);
+	} else {
+		hw_put_be64(aad, rn);
+		memcpy(aad + 8, rec, 3);
+		hw_put_be16(aad + 11, (u16)plen);
+	}
 	if (!EVP_DecryptInit_ex(c->gcm, NULL, NULL, NULL, iv) ||
-	    !EVP_DecryptUpdate(c->gcm, NULL, &l, aad, 13) ||
-	    (plen && !EVP_DecryptUpdate(c->gcm, pt, &l, rec + REC_PREFIX,
+	    !EVP_DecryptUpdate(c->gcm, NULL, &l, aad, s->tls13 ? 5 : 13) ||
+	    (plen && !EVP_DecryptUpdate(c->gcm, pt, &l, rec + pfx,
 					(int)plen)) ||
 	    !EVP_CIPHER_CTX_ctrl(c->gcm, EVP_CTRL_GCM_SET_TAG, 16, tag))
 		abort();
@@ -873,13 +1034,14 @@ static const char *const class_name[F_NCLASS] = {
 
 enum core_err {
 	E_NONE, E_EMSGSIZE, E_EBADMSG_LEN, E_EINVAL, E_EBADMSG_TAG, E_STALL,
-	E_NKINDS
+	E_EBADMSG_TYPE, E_NKINDS
 };
 
 static const char *const err_name[E_NKINDS] = {
 	"none", "EMSGSIZE (header length)", "EBADMSG (header length)",
 	"EINVAL (header version)", "EBADMSG (tag)",
 	"stall (a header's record runs past the stream's end)",
+	"EBADMSG (TLS 1.3: no inner content type, all zero)",
 };
 
 struct run {
@@ -951,6 +1113,28 @@ static bool core_dead(const struct run *ru)
 	       ru->fail == F_HARNESS;
 }
 
+/*
+ * TLS 1.3, tls_padding_length(): the content type is the last non-zero
+ * byte of the inner plaintext; none is EBADMSG.  Applies to trusted
+ * (all-marked) records as to verified ones.  False: the error is raised.
+ */
+static bool core_inner_type(struct run *ru, const u8 *pt, u32 plen)
+{
+	u32 i = plen;
+
+	if (!ru->x->s.tls13)
+		return true;
+	while (i && !pt[i - 1])
+		i--;
+	if (i)
+		return true;
+	ru->err = E_EBADMSG_TYPE;
+	run_fail(ru, F_ERROR, ru->pos, "record rn %llu len %u: %s",
+		 (unsigned long long)ru->rn, ru->rec_len,
+		 err_name[E_EBADMSG_TYPE]);
+	return false;
+}
+
 /* a completed record [pos, pos + len): trusted, re-encrypted or software */
 static void core_record(struct run *ru)
 {
@@ -959,7 +1143,7 @@ static void core_record(struct run *ru)
 	int ri = stream_rec_at(s, pos);
 	bool genuine_bounds = ri >= 0 && s->rec[ri].off == pos &&
 			      s->rec[ri].len == len;
-	u32 plen = len - REC_PREFIX - TLS_TAG;
+	u32 pfx = sver(s)->prefix, plen = len - pfx - TLS_TAG;
 
 	/* spans of unmarked bytes: the socket holds the sender's bytes there */
 	for (u32 o = pos, end = pos + len; o < end; ) {
@@ -985,9 +1169,11 @@ static void core_record(struct run *ru)
 	if (nm == len) {
 		/* tls_device_decrypted(): trusted, no tag check */
 		ru->nic_recs++;
+		if (!core_inner_type(ru, ru->sock + pos + pfx, plen))
+			return;
+		/* 1.3: the type the application sees is in the plaintext */
 		if (!genuine_bounds || ru->sock[pos] != s->wire[pos] ||
-		    memcmp(ru->sock + pos + REC_PREFIX,
-			   s->plain + pos + REC_PREFIX, plen)) {
+		    memcmp(ru->sock + pos + pfx, s->plain + pos + pfx, plen)) {
 			run_fail(ru, F_WRONG, pos,
 				 "all-marked record rn %llu len %u trusted "
 				 "with wrong %s",
@@ -1002,13 +1188,12 @@ static void core_record(struct run *ru)
 		memcpy(ru->recbuf, ru->sock + pos, len);
 		if (nm) {
 			ru->mixed_recs++;
-			sw_reencrypt(&ru->sw, s->ep[0].salt, ru->recbuf, len,
+			sw_reencrypt(&ru->sw, s, ru->rn, ru->recbuf, len,
 				     ru->mark + pos);
 		} else {
 			ru->sw_recs++;
 		}
-		if (!sw_decrypt(&ru->sw, s->ep[0].salt, ru->rn, ru->recbuf,
-				len, ru->pt)) {
+		if (!sw_decrypt(&ru->sw, s, ru->rn, ru->recbuf, len, ru->pt)) {
 			ru->err = E_EBADMSG_TAG;
 			run_fail(ru, F_ERROR, pos,
 				 "%s record rn %llu len %u: EBADMSG (tag)",
@@ -1016,8 +1201,10 @@ static void core_record(struct run *ru)
 				 (unsigned long long)ru->rn, len);
 			return;
 		}
+		if (!core_inner_type(ru, ru->pt, plen))
+			return;
 		if (!genuine_bounds ||
-		    memcmp(ru->pt, s->plain + pos + REC_PREFIX, plen)) {
+		    memcmp(ru->pt, s->plain + pos + pfx, plen)) {
 			run_fail(ru, F_WRONG, pos, "verified record differs");
 			return;
 		}
@@ -1036,17 +1223,19 @@ static void core_record(struct run *ru)
 static void core_advance(struct run *ru)
 {
 	const struct stream *s = &ru->x->s;
+	const struct tls_ver *tv = sver(s);
 
 	while (!core_dead(ru) && ru->pos < s->n) {
 		if (!ru->rec_len) {
 			const u8 *h = ru->sock + ru->pos;
 			u32 dl;
 
-			if (ru->rcv_nxt < ru->pos + REC_PREFIX)
+			/* prot->prepend_size: 13 (1.2) or 5 (1.3) */
+			if (ru->rcv_nxt < ru->pos + tv->prefix)
 				return;
 			dl = hw_get_be16(h + 3);
-			ru->err = dl > 16384 + 24 ? E_EMSGSIZE :
-				  dl < 24 ? E_EBADMSG_LEN :
+			ru->err = dl > tv->len_max ? E_EMSGSIZE :
+				  dl < tv->len_min ? E_EBADMSG_LEN :
 				  h[1] != 3 || h[2] != 3 ? E_EINVAL : E_NONE;
 			if (ru->err) {
 				run_fail(ru, F_ERROR, ru->pos,
@@ -1143,7 +1332,7 @@ static void mutate_plaintext(struct run *ru, const struct ev *e, u8 *pl)
 		int ri = stream_rec_at(s, o);
 
 		if (o < ru->rcv_nxt || ru->have[o] || ri < 0 ||
-		    o < s->rec[ri].off + REC_PREFIX ||
+		    o < s->rec[ri].off + sver(s)->prefix ||
 		    o >= s->rec[ri].off + s->rec[ri].len - TLS_TAG)
 			continue;
 		pl[j] ^= 0x01;
@@ -1330,7 +1519,7 @@ static void run_exec(const struct exec *x, const u8 *skip, bool verbose,
 
 	memset(&fp, 0, sizeof(fp));
 	frame_tuple(&flow_fc, &fp.tuple);
-	memcpy(fp.salt, s->ep[0].salt, 4);
+	stream_flow_params(s, &fp);	/* version, salt (| 1.3's IV) */
 	fp.start_seq = s->isn;
 	fp.start_rn = s->rn0;
 	fp.start_synced = true;
@@ -1384,7 +1573,8 @@ static void run_exec(const struct exec *x, const u8 *skip, bool verbose,
  * An attack frame F is a residual candidate when the NIC cannot tell it
  * from the genuine stream until the genuine copy arrives:
  *  (R1) F carries a byte p of some genuine record's header or explicit
- *       nonce ([B, B+13) for a record boundary B) that differs from the
+ *       nonce ([B, B+13) for a record boundary B; TLS 1.3: the header,
+ *       [B, B+5), its nonce is the record number) that differs from the
  *       sender's: F can steer framing or keystream;
  *  (R0) when F reaches the NIC, genuine frames have brought every byte
  *       before F's start: F is in order, no gap before it (a frame
@@ -1445,7 +1635,7 @@ static bool exact_copy_of_delayed(const struct exec *x, const u8 *skip,
 	for (s64 o = f->off > 0 ? f->off : 0; o < fend && o < s->n; o++) {
 		int ri = stream_rec_at(s, (u32)o);
 
-		if (ri >= 0 && o - s->rec[ri].off < REC_PREFIX &&
+		if (ri >= 0 && o - s->rec[ri].off < sver(s)->prefix &&
 		    fp[o - f->off] != s->wire[o])
 			differs = true;
 	}
@@ -1509,7 +1699,7 @@ static bool prefix_differs(const struct exec *x, size_t k)
 	for (s64 o = f->off > 0 ? f->off : 0; o < fend && o < s->n; o++) {
 		int ri = stream_rec_at(s, (u32)o);
 
-		if (ri >= 0 && o - s->rec[ri].off < REC_PREFIX &&
+		if (ri >= 0 && o - s->rec[ri].off < sver(s)->prefix &&
 		    fp[o - f->off] != s->wire[o])
 			return true;
 	}
@@ -1537,7 +1727,7 @@ static bool residual_candidate(const struct exec *x, const u8 *skip,
 		bool r2 = true;
 		size_t j;
 
-		if (ri < 0 || o - s->rec[ri].off >= REC_PREFIX ||
+		if (ri < 0 || o - s->rec[ri].off >= sver(s)->prefix ||
 		    fp[o - f->off] == s->wire[o])
 			continue;
 		/* R2: no genuine copy of p before F */
@@ -1582,6 +1772,12 @@ static const char *culprit_name(int c)
 	       c == CULPRIT_COMBO ? "combination" : kind_name[c];
 }
 
+/* one TLS version's share of a tally */
+struct ver_tally {
+	u64 execs, fails, wrong, error, resume, harness, residual;
+	u64 records, nic_recs, ack_off;
+};
+
 struct tally {
 	u64 count[F_NCLASS][NCULPRIT];
 	u64 seeds[F_NCLASS][NCULPRIT][MAX_SHOW_SEEDS];
@@ -1592,6 +1788,7 @@ struct tally {
 	u64 resume_by_kind[K_NKINDS][2];	/* runs, sum of records */
 	u64 execs, frames, attack_frames, records, nic_recs, mixed, sw;
 	u64 kind_execs[K_NKINDS];
+	struct ver_tally ver[2];	/* [0] TLS 1.2, [1] TLS 1.3 */
 };
 
 static void tally_seed(u64 *slots, u64 n, u64 seed)
@@ -1672,15 +1869,40 @@ static void usage(void)
 		"usage: adversary [-n EXECS] [-s FIRST_SEED] [-t SECONDS] "
 		"[-b BOUND]\n"
 		"                 [-k KINDS | -x KINDS] [-q] "
-		"[--strict-residual]\n"
-		"       adversary --selftest N\n"
+		"[--strict-residual] [-V 12|13]\n"
+		"       adversary --selftest N [-V 12|13]\n"
 		"       adversary --seed N [-v] [--actions 0,2] "
-		"[-k KINDS | -x KINDS]\n"
+		"[-k KINDS | -x KINDS] [-V 12|13]\n"
+		"-V: every execution TLS 1.2 or 1.3 (default: 1.3 in a "
+		"quarter, by seed)\n"
 		"kinds:");
 	for (int k = 0; k < K_NKINDS; k++)
 		fprintf(stderr, " %s", kind_name[k]);
 	fprintf(stderr, "\n");
 	exit(2);
+}
+
+/*
+ * A version with 100 executions or more and not one NIC-decrypted record:
+ * the offload never engaged, so its WRONG check tested nothing (and the
+ * resume check cannot tell: such runs are "unmeasured").  Counts as a
+ * failure.
+ */
+static u64 offload_floor(const struct tally *t, bool print)
+{
+	u64 n = 0;
+
+	for (int v = 0; v < 2; v++) {
+		if (t->ver[v].execs < 100 || t->ver[v].nic_recs)
+			continue;
+		n++;
+		if (print)
+			printf("# FAIL %s: not one record NIC-decrypted in "
+			       "%llu executions\n",
+			       v ? tls_ver13.name : tls_ver12.name,
+			       (unsigned long long)t->ver[v].execs);
+	}
+	return n;
 }
 
 static void print_summary(const struct tally *t, double secs, u32 kinds)
@@ -1751,6 +1973,26 @@ static void print_summary(const struct tally *t, double secs, u32 kinds)
 			       (unsigned long long)t->residual_seeds[i]);
 		printf("\n");
 	}
+	for (int v = 0; v < 2; v++) {
+		const struct ver_tally *vt = &t->ver[v];
+
+		printf("# %s: %llu executions (ACK test off in %llu), "
+		       "failures %llu (wrong bytes %llu, errors %llu, "
+		       "no resume %llu, harness %llu), residual %llu; "
+		       "records %llu, NIC-decrypted %.2f%%\n",
+		       v ? tls_ver13.name : tls_ver12.name,
+		       (unsigned long long)vt->execs,
+		       (unsigned long long)vt->ack_off,
+		       (unsigned long long)vt->fails,
+		       (unsigned long long)vt->wrong,
+		       (unsigned long long)vt->error,
+		       (unsigned long long)vt->resume,
+		       (unsigned long long)vt->harness,
+		       (unsigned long long)vt->residual,
+		       (unsigned long long)vt->records,
+		       vt->records ? 100.0 * vt->nic_recs / vt->records : 0);
+	}
+	fails += offload_floor(t, true);
 	printf("# failures %llu (%.4f%%), residual %llu; replay one: "
 	       "adversary --seed N -v\n", (unsigned long long)fails,
 	       t->execs ? 100.0 * fails / t->execs : 0,
@@ -1765,6 +2007,7 @@ static void print_summary(const struct tally *t, double secs, u32 kinds)
 static int selftest(u64 n, u64 first)
 {
 	u64 mutated = 0, wrong = 0, error = 0, missed = 0;
+	u64 m13 = 0, w13 = 0, e13 = 0;
 	struct exec x = { 0 };
 	u8 *skip = NULL;
 
@@ -1780,6 +2023,9 @@ static int selftest(u64 n, u64 first)
 			mutated++;
 			wrong += ru.fail == F_WRONG;
 			error += ru.fail == F_ERROR;
+			m13 += x.tls13;
+			w13 += x.tls13 && ru.fail == F_WRONG;
+			e13 += x.tls13 && ru.fail == F_ERROR;
 			if (ru.fail != F_WRONG && ru.fail != F_ERROR) {
 				if (!missed)
 					printf("# self-test: seed %llu: "
@@ -1796,11 +2042,15 @@ static int selftest(u64 n, u64 first)
 	free(x.pool);
 	free(skip);
 	printf("# self-test: %llu executions, %llu with a flipped marked "
-	       "byte: %llu WRONG, %llu ERROR, %llu missed\n",
+	       "byte: %llu WRONG, %llu ERROR, %llu missed (TLS 1.3: %llu, "
+	       "%llu WRONG, %llu ERROR)\n",
 	       (unsigned long long)n, (unsigned long long)mutated,
 	       (unsigned long long)wrong, (unsigned long long)error,
-	       (unsigned long long)missed);
-	return missed || !wrong || mutated < n / 2 ? 1 : 0;
+	       (unsigned long long)missed, (unsigned long long)m13,
+	       (unsigned long long)w13, (unsigned long long)e13);
+	/* both versions' trusted records must be caught (unless forced) */
+	return missed || !wrong || mutated < n / 2 ||
+	       (force_version != 12 && n >= 100 && !w13) ? 1 : 0;
 }
 
 struct opts {
@@ -1825,6 +2075,7 @@ static void run_range(const struct opts *o, u64 first, u64 n, struct tally *t)
 		u64 seed = first + i;
 		struct run ru;
 		int culprit;
+		struct ver_tally *vt;
 
 		if (o->tmax > 0 && !(i & 63)) {
 			clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -1841,11 +2092,12 @@ static void run_range(const struct opts *o, u64 first, u64 n, struct tally *t)
 			skip[k] = x.ev[k].action >= 0 &&
 				  !(o->keep_actions >> x.ev[k].action & 1);
 		if (o->single) {
-			printf("# seed %llu: %d records (%d quiet tail from "
-			       "+%u), %u bytes, rn0 %llu, key %u, seg mode "
+			printf("# seed %llu: %s, %d records (%d quiet tail "
+			       "from +%u), %u bytes, rn0 %llu, key %u, seg mode "
 			       "%d, loss %.2f reorder %.2f dup %.2f, "
 			       "max_ahead %u, ACK test %s, actions:",
-			       (unsigned long long)seed, x.s.nrec,
+			       (unsigned long long)seed, sver(&x.s)->name,
+			       x.s.nrec,
 			       TAIL_RECORDS, x.tail_off, x.s.n,
 			       (unsigned long long)x.s.rn0, x.s.ep[0].klen,
 			       x.seg_mode, x.loss, x.reorder, x.dup,
@@ -1855,6 +2107,11 @@ static void run_range(const struct opts *o, u64 first, u64 n, struct tally *t)
 			printf("\n");
 		}
 		run_exec(&x, skip, o->verbose, &ru);
+		vt = &t->ver[x.tls13];
+		vt->execs++;
+		vt->records += (u64)ru.rec_i;
+		vt->nic_recs += (u64)ru.nic_recs;
+		vt->ack_off += !x.ack_check;
 		t->execs++;
 		t->frames += x.nev;
 		for (size_t k = 0; k < x.nev; k++)
@@ -1883,12 +2140,15 @@ static void run_range(const struct opts *o, u64 first, u64 n, struct tally *t)
 
 			memcpy(why, ru.why, sizeof(why));
 			if (fc == F_HARNESS) {
+				vt->fails++;
+				vt->harness++;
 				printf("# HARNESS seed %llu: %s\n",
 				       (unsigned long long)seed, why);
 				t->count[fc][CULPRIT_COMBO]++;
 				tally_seed(t->seeds[fc][CULPRIT_COMBO],
 					   t->count[fc][CULPRIT_COMBO], seed);
 			} else if (fc == F_ERROR && check_residual(&x, skip)) {
+				vt->residual++;
 				t->residual++;
 				tally_seed(t->residual_seeds, t->residual,
 					   seed);
@@ -1897,6 +2157,10 @@ static void run_range(const struct opts *o, u64 first, u64 n, struct tally *t)
 					       (unsigned long long)seed, why);
 			} else {
 				culprit = find_culprit(&x, skip);
+				vt->fails++;
+				vt->wrong += fc == F_WRONG;
+				vt->error += fc == F_ERROR;
+				vt->resume += fc == F_RESUME;
 				t->count[fc][culprit]++;
 				tally_seed(t->seeds[fc][culprit],
 					   t->count[fc][culprit], seed);
@@ -1952,6 +2216,18 @@ static void tally_merge(struct tally *d, const struct tally *s)
 		d->resume_by_kind[k][0] += s->resume_by_kind[k][0];
 		d->resume_by_kind[k][1] += s->resume_by_kind[k][1];
 		d->kind_execs[k] += s->kind_execs[k];
+	}
+	for (int v = 0; v < 2; v++) {
+		d->ver[v].execs += s->ver[v].execs;
+		d->ver[v].fails += s->ver[v].fails;
+		d->ver[v].wrong += s->ver[v].wrong;
+		d->ver[v].error += s->ver[v].error;
+		d->ver[v].resume += s->ver[v].resume;
+		d->ver[v].harness += s->ver[v].harness;
+		d->ver[v].residual += s->ver[v].residual;
+		d->ver[v].records += s->ver[v].records;
+		d->ver[v].nic_recs += s->ver[v].nic_recs;
+		d->ver[v].ack_off += s->ver[v].ack_off;
 	}
 	d->execs += s->execs;
 	d->frames += s->frames;
@@ -2034,7 +2310,7 @@ int main(int argc, char **argv)
 			  .keep_actions = ~0u };
 	struct tally *t = calloc(1, sizeof(*t));
 	struct timespec t0, t1;
-	u64 fails = 0;
+	u64 fails = 0, selftest_n = 0;
 	double secs;
 	bool bad;
 
@@ -2079,9 +2355,14 @@ int main(int argc, char **argv)
 				if (*c >= '0' && *c <= '9')
 					o.keep_actions |= 1u << (*c - '0');
 			i++;
+		} else if (!strcmp(a, "-V")) {
+			force_version = atoi(v);
+			if (force_version != 12 && force_version != 13)
+				usage();
+			i++;
 		} else if (!strcmp(a, "--selftest")) {
-			free(t);
-			return selftest(strtoull(v, NULL, 0), 1);
+			selftest_n = strtoull(v, NULL, 0);
+			i++;
 		} else if (!strcmp(a, "--seed")) {
 			o.first = strtoull(v, NULL, 0);
 			o.n = 1;
@@ -2092,6 +2373,10 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (selftest_n) {
+		free(t);
+		return selftest(selftest_n, 1);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (o.jobs > 1 && !o.single)
 		run_parallel(&o, t);
@@ -2103,6 +2388,7 @@ int main(int argc, char **argv)
 	for (int c = F_WRONG; c < F_NCLASS; c++)
 		for (int u = 0; u < NCULPRIT; u++)
 			fails += t->count[c][u];
+	fails += offload_floor(t, false);
 	bad = fails || (o.strict_residual && t->residual);
 	free(t);
 	return bad ? 1 : 0;
