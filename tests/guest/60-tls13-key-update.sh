@@ -1,0 +1,171 @@
+# TLS 1.3 KeyUpdate end to end (issue 23): innova-tls sends KeyUpdates
+# (send --key-update) across the cable; the kTLS receiver reads each one
+# (a handshake record, TLS_GET_RECORD_TYPE 22), derives the next traffic
+# secret (HKDF-Expand-Label "traffic upd") and sets TLS_RX again with the
+# next key, rec_seq 0.
+#  - Every kernel: the same KeyUpdates followed in userspace (rx-mode sim:
+#    the harness's own derivation; rx-mode user: OpenSSL's) over the NIC
+#    link, every byte verified, as many updates read as sent. This proves
+#    the sender really changes keys, so the refusal below is the kernel's.
+#  - A kernel without kTLS rekey (6.1, 6.12, and the 6.12-tls13 lane until
+#    its series carries the rekey patches; told apart by TlsRxRekeyOk in
+#    /proc/net/tls_stat, upstream's 6.14 counters): the second TLS_RX is
+#    refused with EBUSY; the receiver says "rekey unsupported by this
+#    kernel" and exits 1 after verifying every byte before the update,
+#    without hanging. The kTLS sender falls back to SSL_write and says so.
+#  - A kernel with rekey (patched lane): every record, every 10, every 1000,
+#    random, AES-128 and AES-256, clean and under cable loss, reorder and
+#    duplication: every byte intact, TlsDecryptError +0, TlsRxRekeyOk +
+#    updates sent, no rekey error; the wrong next key is EBADMSG with every
+#    byte before it verified; --key-update-lazy sees EKEYEXPIRED once per
+#    update (the kernel pauses decryption). NIC figures are logged, not yet
+#    floored: they were not measurable before the rekey patches existed.
+setup_pair
+TLS13_RX=
+grep -qw tls13_rx $DBG/caps && TLS13_RX=1
+ip netns exec B test -r /proc/net/tls_stat || die "no /proc/net/tls_stat in netns B (kTLS not loaded?)"
+REKEY=
+ip netns exec B grep -q '^TlsRxRekeyOk' /proc/net/tls_stat && REKEY=1
+TXREKEY=
+ip netns exec A grep -q '^TlsTxRekeyOk' /proc/net/tls_stat && TXREKEY=1
+log "kernel $(uname -r); innova caps: $(cat $DBG/caps) (TLS 1.3 on the NIC: ${TLS13_RX:-no}); kTLS RX rekey: ${REKEY:-no}; TX rekey: ${TXREKEY:-no}"
+
+# ku_counts NAME: the sender sent at least one KeyUpdate and the receiver
+# read and installed exactly as many
+ku_counts() {
+	_s=$(js .key_updates_sent) _r=$(jr .key_updates_received) _i=$(jr .rekeys_installed)
+	[ "$_s" -ge 1 ] 2>/dev/null || die "$1: sender sent ${_s:-no} KeyUpdates"
+	[ "$_r" = "$_s" ] || die "$1: $_s KeyUpdates sent, $_r received"
+	[ "$_i" = "$_s" ] || die "$1: $_s KeyUpdates sent, $_i keys installed"
+	asserted
+}
+# sender_tx_expect NAME: a kTLS sender rekeyed kTLS TX where the kernel
+# can (TlsTxRekeyOk +updates), else sent with SSL_write and said why
+sender_tx_expect() {
+	if [ -n "$TXREKEY" ]; then
+		[ "$(js .key_update_tx)" = ktls ] && [ "$(js .ktls)" = true ] ||
+			die "$1: kernel counts TlsTxRekeyOk but the sender used $(js .key_update_tx) (ktls $(js .ktls))"
+		[ "$(js .tls_stat.TlsTxRekeyOk)" = "$(js .key_updates_sent)" ] ||
+			die "$1: TlsTxRekeyOk +$(js .tls_stat.TlsTxRekeyOk) for $(js .key_updates_sent) KeyUpdates sent"
+	else
+		[ "$(js .key_update_tx)" = user ] && [ "$(js .ktls)" = false ] ||
+			die "$1: no kTLS TX rekey here, but the sender used $(js .key_update_tx) (ktls $(js .ktls))"
+		case "$(js .key_update_note)" in
+		*"cannot rekey on this kernel"*) ;;
+		*) die "$1: the sender's fallback is not explained: $(js .key_update_note)" ;;
+		esac
+	fi
+	asserted
+}
+
+# --- every kernel: userspace receivers follow the KeyUpdates over the NIC link ---
+tls_run $IP4_B "--tls13 --rx-mode sim --bytes 1M --timeout 60" \
+	"--tls13 --tx-mode sim --bytes 1M --record-size 4096 --key-update 10 --timeout 60"
+expect_intact 1048576
+ku_counts "sim -> sim, every 10"
+[ "$(js .key_updates_sent)" = 25 ] || die "sim -> sim: $(js .key_updates_sent) KeyUpdates for 256 records every 10, want 25"
+tls_run $IP6_B "--tls13 --rx-mode user --cipher aes256gcm --bytes 1M --timeout 60" \
+	"--tls13 --tx-mode user --cipher aes256gcm --bytes 1M --record-size random:512-8192 --key-update random:1-20 --timeout 60"
+expect_intact 1048576
+ku_counts "OpenSSL -> OpenSSL, IPv6, aes256gcm, random 1-20"
+tls_run $IP4_B "--tls13 --rx-mode sim --key-update-wrong-key 2 --expect-error EBADMSG --bytes 327680 --timeout 60" \
+	"--tls13 --tx-mode sim --bytes 1M --key-update 10 --timeout 60"
+[ "$RRC" = 0 ] && [ "$(jr .error_errno)" = EBADMSG ] && [ "$(jr .bytes)" = 327680 ] && [ "$(jr .bad_offset)" = null ] ||
+	die "sim receiver with a wrong 2nd key: rc=$RRC errno $(jr .error_errno), $(jr .bytes) bytes, want EBADMSG after 327680"
+passed "userspace receivers: KeyUpdates followed, every byte verified; a wrong next key is EBADMSG"
+
+if [ -z "$REKEY" ]; then
+	# --- no kTLS rekey in this kernel: the refusal, stated, after intact bytes ---
+	for c in aes128gcm aes256gcm; do
+		for spec in "10 16384" "1 4096"; do
+			set -- $spec
+			n=$1 rs=$2
+			t0=$(date +%s)
+			tls_run $IP4_B "--tls13 --rx-mode manual --cipher $c --timeout 60" \
+				"--tls13 --tx-mode ktls --cipher $c --bytes 1M --record-size $rs --key-update $n --timeout 60"
+			el=$(( $(date +%s) - t0 ))
+			name="$c, KeyUpdate after every $n records of $rs bytes"
+			[ "$RRC" = 1 ] || die "$name: receiver rc=$RRC, want 1 (rekey refused): $(jr .error)"
+			case "$(jr .error)" in
+			*"rekey unsupported by this kernel"*EBUSY*) ;;
+			*) die "$name: receiver error does not say the kernel refused the rekey: $(jr .error)" ;;
+			esac
+			[ "$(jr .error_errno)" = EBUSY ] || die "$name: errno $(jr .error_errno), want EBUSY"
+			[ "$(jr .bytes)" = $((n * rs)) ] && [ "$(jr .bad_offset)" = null ] ||
+				die "$name: $(jr .bytes) bytes verified (bad offset $(jr .bad_offset)) before the refusal, want $((n * rs))"
+			[ "$(jr .ktls)" = true ] || die "$name: the receiver did not use kTLS"
+			# TLS 1.3 RX on the NIC where the module offloads it (the lane), software elsewhere
+			if [ -n "$TLS13_RX" ]; then expect_path device; else expect_path software; fi
+			[ "$(jr .key_updates_received)" = 1 ] && [ "$(jr .rekeys_installed)" = 0 ] ||
+				die "$name: KeyUpdates received $(jr .key_updates_received), installed $(jr .rekeys_installed), want 1 and 0"
+			[ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die "$name: TlsDecryptError +$(jr .tls_stat.TlsDecryptError)"
+			[ "$(jr .tls_stat.TlsRxRekeyOk)" = null ] || die "$name: TlsRxRekeyOk present without kernel rekey"
+			[ "$el" -lt 50 ] || die "$name: took ${el}s: the refusal must not wait for a timeout"
+			[ "$(js .key_updates_sent)" -ge 1 ] 2>/dev/null || die "$name: sender sent no KeyUpdate"
+			sender_tx_expect "$name"
+			log "$name: refused as expected after $(jr .bytes) verified bytes in ${el}s: $(jr .error)"
+		done
+	done
+	passed "no kTLS rekey in $(uname -r): second TLS_RX refused with EBUSY, reported, bytes before it intact"
+	exit 0
+fi
+
+# --- kTLS rekey (patched kernel) ---
+# run_ku NAME CIPHER BYTES RECORD_SIZE SPEC [cable knobs]: kTLS sender (kTLS TX
+# rekey where the kernel has it), kTLS manual receiver
+run_ku() {
+	name=$1 c=$2 bytes=$3 rs=$4 spec=$5; shift 5
+	if [ $# -gt 0 ]; then
+		set_cable drop=0 reorder=0 dup=0 "$@" seed=2323
+	fi
+	snap "$name"; snap "$name.A" A innova0
+	tls_run $IP4_B "--tls13 --rx-mode manual --cipher $c --bytes $bytes --timeout 120" \
+		"--tls13 --tx-mode ktls --cipher $c --bytes $bytes --record-size $rs --key-update $spec --timeout 120"
+	expect_intact "$bytes"
+	ku_counts "$name"
+	sender_tx_expect "$name"
+	_s=$(js .key_updates_sent)
+	[ "$(jr .tls_stat.TlsRxRekeyOk)" = "$_s" ] || die "$name: TlsRxRekeyOk +$(jr .tls_stat.TlsRxRekeyOk) for $_s KeyUpdates"
+	[ "$(jr .tls_stat.TlsRxRekeyError)" = 0 ] || die "$name: TlsRxRekeyError +$(jr .tls_stat.TlsRxRekeyError)"
+	[ "$(jr .tls_stat.TlsRxRekeyReceived)" = "$_s" ] ||
+		die "$name: TlsRxRekeyReceived +$(jr .tls_stat.TlsRxRekeyReceived) for $_s KeyUpdates"
+	[ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die "$name: TlsDecryptError +$(jr .tls_stat.TlsDecryptError)"
+	expect_delta "$name" rx_tls_err -eq 0 "$name: driver error"
+	if [ $# -gt 0 ]; then
+		expect_cable "$name.A" "$@"
+		set_cable drop=0 reorder=0 dup=0
+	fi
+	log "$name: $_s KeyUpdates over $(jr .records) records, intact; NIC: records decrypted $(delta "$name" rx_tls_records_decrypted), TLS 1.3 $(delta "$name" rx_tls13_records_decrypted), key updates seen $(delta "$name" rx_tls13_key_update), flows added $(delta "$name" rx_tls_ctx), add failures $(delta "$name" rx_tls_add_fail), auth failures $(delta "$name" rx_tls_auth_fail), sync lost $(delta "$name" rx_tls_sync_lost), device share $(device_share "$name")/10000; TlsRxDevice +$(jr .tls_stat.TlsRxDevice) TlsRxSw +$(jr .tls_stat.TlsRxSw)"
+}
+# (bytes as plain numbers: expect_intact compares the report's count)
+for c in aes128gcm aes256gcm; do
+	run_ku "every1-$c" $c 524288 4096 1               # 127 updates
+	run_ku "every10-$c" $c 2097152 16384 10           # 12
+	run_ku "every1000-$c" $c 2662400 1024 1000        # 2600 records: 2
+	run_ku "random-$c" $c 1048576 4096 random:1-100   # about 5
+done
+run_ku burst4of50 aes128gcm 1048576 4096 burst:4/50  # 20
+run_ku every10-loss1 aes128gcm 4194304 16384 10 drop=10000
+run_ku random-reorder5 aes128gcm 4194304 16384 random:1-30 reorder=50000 gap=3
+run_ku every1-dup2 aes256gcm 1048576 4096 1 dup=20000
+
+# The wrong next key at the 3rd update: EBADMSG at the first record under it,
+# every byte before it (30 records of 16 KiB) verified, nothing wrong accepted.
+tls_run $IP4_B "--tls13 --rx-mode manual --key-update-wrong-key 3 --expect-error EBADMSG --bytes 491520 --timeout 60" \
+	"--tls13 --tx-mode ktls --bytes 2M --key-update 10 --timeout 60"
+[ "$RRC" = 0 ] && [ "$(jr .ok)" = true ] && [ "$(jr .error_errno)" = EBADMSG ] ||
+	die "wrong key: receiver rc=$RRC errno $(jr .error_errno): $(jr .error)"
+[ "$(jr .bytes)" = 491520 ] && [ "$(jr .bad_offset)" = null ] ||
+	die "wrong key: $(jr .bytes) bytes (bad offset $(jr .bad_offset)) before EBADMSG, want 491520"
+[ "$(jr .tls_stat.TlsRxRekeyOk)" = 3 ] || die "wrong key: TlsRxRekeyOk +$(jr .tls_stat.TlsRxRekeyOk), want 3"
+log "wrong key: EBADMSG after 491520 verified bytes; TlsDecryptError +$(jr .tls_stat.TlsDecryptError)"
+asserted
+
+# Lazy install: the kernel pauses decryption at each KeyUpdate (EKEYEXPIRED) until TLS_RX has the next key.
+tls_run $IP4_B "--tls13 --rx-mode manual --key-update-lazy --bytes 1M --timeout 60" \
+	"--tls13 --tx-mode ktls --bytes 1M --key-update 10 --timeout 60"
+expect_intact 1048576
+ku_counts "lazy"
+[ "$(jr .key_expired_seen)" = "$(js .key_updates_sent)" ] ||
+	die "lazy: EKEYEXPIRED seen $(jr .key_expired_seen) times for $(js .key_updates_sent) KeyUpdates"
+passed "kTLS rekey: every byte intact across every interval, cipher and fault; wrong key EBADMSG; decryption paused until the next key"
