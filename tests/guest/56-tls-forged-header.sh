@@ -54,7 +54,17 @@ forge() {
 		ppid=$!
 		sleep 0.3
 		plug block
-		wait $ppid || die "$name: no data segment seen on innova0"
+		# exit 3: the peek saw no data segment before the plug (on a
+		# loaded machine it may start capturing after 0.3 s): another try
+		wait $ppid
+		prc=$?
+		if [ $prc = 3 ]; then
+			log "$name: try $try: the peek saw no data segment, again"
+			plug release_indefinite
+			sleep 0.5
+			continue
+		fi
+		[ $prc = 0 ] || die "$name: innova-inject peek failed ($prc): $(cat /tmp/peek.out)"
 		eval "$(cat /tmp/peek.out)"
 		# the last one to leave was a whole record, ending at the top
 		if [ "$len" = "$MSS" ] && [ "$((seq + len))" = "$max_end" ]; then

@@ -1,7 +1,7 @@
 # Issue 20 D: a first frame far ahead at install must not anchor the flow.
 # The receiver installs TLS_RX (the NIC flow) before any record arrives
 # (--seed-keys: it writes a ready byte only after TLS_RX, and the sender
-# waits for it); the receiver's frames to the sender are delayed 3 s on the
+# waits for it); the receiver's frames to the sender are delayed 10 s on the
 # cable meanwhile, so the stream cannot start before the injector sends two
 # segments with a plausible TLS header: 8 MiB ahead (beyond max_ahead,
 # tcp_rmem[2] = 6 MiB, so beyond any window) and 1 GiB ahead. They are the
@@ -18,7 +18,7 @@ BYTES=${BYTES:-8388608}
 [ "$(ip netns exec B sysctl -n net.ipv4.tcp_rmem | awk '{ print $3 }')" -lt 8388608 ] ||
 	die "tcp_rmem[2] reaches 8 MiB: the 8 MiB frame would be in reach of the window"
 set_knob "$PORT_B/tls_ack_check" 0
-CABLE_B=$(/innova/tests/faults/cable.sh -n B innova1 delay=3000 2>&1) || die "cable.sh -n B: $CABLE_B"
+CABLE_B=$(/innova/tests/faults/cable.sh -n B innova1 delay=10000 2>&1) || die "cable.sh -n B: $CABLE_B"
 snap far; snap far.A A innova0
 tls_start $IP4_B "--rx-mode manual --seed-keys 7 --bytes $BYTES" "--seed-keys 7 --bytes $BYTES"
 h=$(wait_flow) || die "no flow installed on innova1"
