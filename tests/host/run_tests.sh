@@ -22,9 +22,23 @@ fi
 # Adversarial harness (adversary.c): the self-test proves its invariants
 # catch a wrong marked byte, then a short run of every attack kind over
 # TLS 1.2 and 1.3 streams (ADV_KNOWN_FAIL=kind,... leaves kinds out while
-# one is being worked on).
+# one is being worked on).  Offload must be back within the resume bound
+# (96 records) after the last disturbance; ADV_RESUME_KNOWN names the
+# NO-RESUME signatures of open engine bugs (adversary -K), reported with
+# their seeds but not failing the run:
+#   ahead  an injected forward jump the engine never takes back: a far
+#          run after an unconfirmed jump, its rearm returning to the first
+#          jump's position (seed 5000077: far, then farrun; 5001036: two
+#          far runs), or a far frame then a far run within max_ahead of
+#          it, counted as new data that confirms the jump (5000402)
+#   nokey  a forged ChangeCipherSpec header (type 0x14) in a frame TCP
+#          drops ends the key even though its record's tag failed; the
+#          flow waits in NOKEY for a key update that never comes:
+#          seed 5001595 --actions 0 (ACK test off)
+# ADV_RESUME_KNOWN= (empty) makes them fail again.
 ADV_EXECS=${ADV_EXECS:-2000}
 ADV_KNOWN_FAIL=${ADV_KNOWN_FAIL-}
+ADV_RESUME_KNOWN=${ADV_RESUME_KNOWN-ahead,nokey}
 n=$((n + 1))
 if "$OUT/adversary" --selftest 200 >"$OUT/adversary-selftest.log" 2>&1; then
 	echo "ok $n - adversary self-test: $(sed -n 's/^# self-test: //p' \
@@ -41,12 +55,17 @@ if [ "${ADVERSARY_ALL:-0}" != 1 ] && [ -n "$ADV_KNOWN_FAIL" ]; then
 	echo "# adversary: kinds $ADV_KNOWN_FAIL left out (known failures;" \
 		"ADVERSARY_ALL=1 runs them)"
 fi
+if [ -n "$ADV_RESUME_KNOWN" ]; then
+	adv_skip="$adv_skip -K $ADV_RESUME_KNOWN"
+fi
 # shellcheck disable=SC2086
 if "$OUT/adversary" -n "$ADV_EXECS" -q $adv_skip >"$OUT/adversary.log" 2>&1
 then
 	echo "ok $n - adversary: $(sed -n 's/^# adversary: //p' \
 		"$OUT/adversary.log" | cut -d, -f1,2)"
+	# resume distribution, its quantiles, the known engine bugs' share
 	grep '^#   [0-9]' "$OUT/adversary.log" | head -n 1
+	grep '^#   p50\|^#   not in it\|^# NO-RESUME known' "$OUT/adversary.log"
 	# per version (1.3 in a quarter of the seeds): executions, failures,
 	# residual cases, NIC-decrypted share
 	grep '^# TLS 1\.[23]:' "$OUT/adversary.log"
