@@ -2014,6 +2014,7 @@ struct tally {
 	u64 resume_known_seeds[STUCK_N][MAX_SHOW_SEEDS];
 	u64 ext_execs, ext_chunks;	/* tails extended, chunks added */
 	u64 sig_execs, sig_resumed;	/* with a bug's signature */
+	u64 resume_fail_sig[STUCK_N];	/* failing NO-RESUME, by state */
 	u64 resume_by_kind[K_NKINDS][2];	/* runs, sum of records */
 	u64 execs, frames, attack_frames, records, nic_recs, mixed, sw;
 	u64 kind_execs[K_NKINDS];
@@ -2026,8 +2027,11 @@ static void tally_seed(u64 *slots, u64 n, u64 seed)
 		slots[n - 1] = seed;
 }
 
-/* which attack action is enough on its own to fail, by re-running */
-static int find_culprit(struct exec *x)
+/*
+ * which attack action is enough on its own to fail the same way (class
+ * fc), by re-running
+ */
+static int find_culprit(struct exec *x, enum fail_class fc)
 {
 	int culprit = CULPRIT_COMBO;
 	struct run ru;
@@ -2035,14 +2039,14 @@ static int find_culprit(struct exec *x)
 	for (size_t k = 0; k < x->nev; k++)
 		x->skip[k] = !x->ev[k].genuine;
 	run_exec(x, false, &ru);
-	if (ru.fail != F_NONE)
+	if (ru.fail == fc)
 		return CULPRIT_NATURAL;
 	for (int a = 0; a < x->nact && culprit == CULPRIT_COMBO; a++) {
 		for (size_t k = 0; k < x->nev; k++)
 			x->skip[k] = !x->ev[k].genuine &&
 				     x->ev[k].action != a;
 		run_exec(x, false, &ru);
-		if (ru.fail != F_NONE)
+		if (ru.fail == fc)
 			culprit = x->act_kind[a];
 	}
 	/* several actions together, all of one kind: that kind */
@@ -2069,7 +2073,8 @@ static bool check_residual(struct exec *x)
 	for (size_t k = 0; k < x->nev; k++)
 		skip[k] = skip[k] == 2;
 	run_exec(x, false, &ru);
-	return ru.fail == F_NONE;
+	/* the error is the candidates' (a slow resume is not at issue) */
+	return ru.fail == F_NONE || ru.fail == F_RESUME;
 }
 
 static u32 parse_kinds(const char *list)
@@ -2282,6 +2287,13 @@ static void print_summary(const struct tally *t, double secs, u32 kinds)
 				       t->seeds[c][u][i]);
 			printf("\n");
 		}
+	if (t->resume_fail_sig[0] + t->resume_fail_sig[1] +
+	    t->resume_fail_sig[2])
+		printf("# NO-RESUME failures by the engine's state at the "
+		       "bound: ahead %llu, nokey %llu, other %llu\n",
+		       (unsigned long long)t->resume_fail_sig[STUCK_AHEAD],
+		       (unsigned long long)t->resume_fail_sig[STUCK_NOKEY],
+		       (unsigned long long)t->resume_fail_sig[STUCK_OTHER]);
 	if (fails) {
 		printf("# errors by kind:");
 		for (int e = 1; e < E_NKINDS; e++)
@@ -2496,7 +2508,9 @@ static void run_range(const struct opts *o, u64 first, u64 n, struct tally *t)
 					printf("# seed %llu: RESIDUAL (%s)\n",
 					       (unsigned long long)seed, why);
 			} else {
-				culprit = find_culprit(&x);
+				culprit = find_culprit(&x, fc);
+				if (fc == F_RESUME)
+					t->resume_fail_sig[ru.stuck]++;
 				vt->fails++;
 				vt->wrong += fc == F_WRONG;
 				vt->error += fc == F_ERROR;
@@ -2558,6 +2572,8 @@ static void tally_merge(struct tally *d, const struct tally *s)
 	}
 	d->ext_execs += s->ext_execs;
 	d->sig_execs += s->sig_execs;
+	for (int k = 0; k < STUCK_N; k++)
+		d->resume_fail_sig[k] += s->resume_fail_sig[k];
 	d->sig_resumed += s->sig_resumed;
 	d->ext_chunks += s->ext_chunks;
 	for (int k = 0; k < K_NKINDS; k++) {
