@@ -60,8 +60,9 @@
  *            first record sent after it.  A stray frame ahead costs the
  *            most: the engine takes its position back after 16 old
  *            frames (several records each with small records), then
- *            resyncs through the core (60 records at most in 94 004
- *            executions, seeds 5000000 on; p99 27, p99.9 40).  The quiet
+ *            resyncs through the core (84 records at most in 940 516
+ *            executions of 1 M, seeds 50000000 on, the others with an
+ *            engine bug's signature; p99 27, p99.9 39).  The quiet
  *            tail is TAIL_RECORDS records; a run that has not seen a
  *            NIC-decrypted record by its end, with bound + 1 records or
  *            fewer after the disturbance, appends TAIL_CHUNK more
