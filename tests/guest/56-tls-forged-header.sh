@@ -29,10 +29,12 @@ INJ=innova-inject
 # is its payload + 29 (5 header, 8 nonce, 16 tag): one record fills a segment
 MSS=$(( $(ip netns exec A cat /sys/class/net/innova0/mtu) - 52 ))
 REC=$((MSS - 29))
-# ~5900 records: the stream still runs when the plug comes (3 MiB was
-# over in about 3 s under TCG, before the first try), and enough records
-# for the NIC share to mean something
-BYTES=${BYTES:-8388608}
+# ~11800 records: the stream still runs on the wire when the plug comes
+# (3 MiB was over in about 3 s under TCG, before the first try; with 8 MiB
+# the receive buffer, up to 6 MiB, once took the rest of the stream before
+# the second try on a loaded machine, and seven peeks saw no segment), and
+# enough records for the NIC share to mean something
+BYTES=${BYTES:-16777216}
 ip netns exec A tc qdisc replace dev innova0 root plug limit 33554432 || die "tc plug qdisc"
 plug() { ip netns exec A tc qdisc change dev innova0 root plug "$1" || die "plug $1"; }
 plug release_indefinite
