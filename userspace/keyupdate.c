@@ -367,6 +367,18 @@ out:
 	SSL_CTX_free(sctx);
 }
 
+/* KeyUpdates the schedule for o sends before data records 1..nrec */
+static uint64_t ku_count(const struct options *o, uint64_t nrec)
+{
+	struct ku_sched s;
+	uint64_t total = 0;
+
+	ku_sched_init(&s, o, 0);
+	for (uint64_t r = 0; r < nrec; r++)
+		total += ku_due(&s, r);
+	return total;
+}
+
 static void st_schedule(void)
 {
 	struct options o;
@@ -379,32 +391,20 @@ static void st_schedule(void)
 	o.ku_kind = KU_EVERY;
 	o.ku_min = o.ku_max = 10;
 	o.ku_burst = 1;
-	ku_sched_init(&s, &o, 0);
-	total = 0;
-	for (uint64_t r = 0; r < 64; r++)          /* before data records 1..64 */
-		total += ku_due(&s, r);
+	total = ku_count(&o, 64);
 	st_result(total == 6, "%s", "schedule: every 10 over 64 records = 6 updates (after 10, 20, .., 60)");
 	o.ku_min = o.ku_max = 1;
-	ku_sched_init(&s, &o, 0);
-	total = 0;
-	for (uint64_t r = 0; r < 64; r++)
-		total += ku_due(&s, r);
+	total = ku_count(&o, 64);
 	st_result(total == 63, "%s", "schedule: every record over 64 records = 63 updates");
 	o.ku_kind = KU_BURST;
 	o.ku_burst = 3;
 	o.ku_min = o.ku_max = 16;
-	ku_sched_init(&s, &o, 0);
-	total = 0;
-	for (uint64_t r = 0; r < 64; r++)
-		total += ku_due(&s, r);
+	total = ku_count(&o, 64);
 	st_result(total == 9, "%s", "schedule: burst:3/16 over 64 records = 9 updates");
 	o.ku_kind = KU_EVERY;
 	o.ku_burst = 1;
 	o.ku_min = o.ku_max = KU_INTERVAL_MAX;
-	ku_sched_init(&s, &o, 0);
-	total = 0;
-	for (uint64_t r = 0; r < 2 * KU_INTERVAL_MAX + 1; r++)
-		total += ku_due(&s, r);
+	total = ku_count(&o, 2 * KU_INTERVAL_MAX + 1);
 	st_result(total == 2, "%s", "schedule: every 20000 over 40001 records = 2 updates");
 	o.ku_kind = KU_RANDOM;
 	o.ku_min = 2;

@@ -2078,7 +2078,9 @@ static bool check_residual(struct exec *x)
 	return ru.fail == F_NONE || ru.fail == F_RESUME;
 }
 
-static u32 parse_kinds(const char *list)
+/* a comma-separated list of names from names[0..n) as a bit mask */
+static u32 parse_names(const char *list, const char *const *names, int n,
+		       const char *what)
 {
 	u32 m = 0;
 	char buf[256], *tok, *save = NULL;
@@ -2088,34 +2090,11 @@ static u32 parse_kinds(const char *list)
 	     tok = strtok_r(NULL, ",", &save)) {
 		int k;
 
-		for (k = 0; k < K_NKINDS; k++)
-			if (!strcmp(tok, kind_name[k]))
+		for (k = 0; k < n; k++)
+			if (!strcmp(tok, names[k]))
 				break;
-		if (k == K_NKINDS) {
-			fprintf(stderr, "unknown attack kind '%s'\n", tok);
-			exit(2);
-		}
-		m |= 1u << k;
-	}
-	return m;
-}
-
-static u32 parse_stuck(const char *list)
-{
-	u32 m = 0;
-	char buf[64], *tok, *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		int k;
-
-		for (k = 0; k < STUCK_N; k++)
-			if (!strcmp(tok, stuck_name[k]))
-				break;
-		if (k == STUCK_N) {
-			fprintf(stderr, "unknown NO-RESUME signature '%s'\n",
-				tok);
+		if (k == n) {
+			fprintf(stderr, "unknown %s '%s'\n", what, tok);
 			exit(2);
 		}
 		m |= 1u << k;
@@ -2701,7 +2680,7 @@ int main(int argc, char **argv)
 			o.tmax = atof(v);
 			i++;
 		} else if (!strcmp(a, "-K")) {
-			resume_known = parse_stuck(v);
+			resume_known = parse_names(v, stuck_name, STUCK_N, "NO-RESUME signature");
 			i++;
 		} else if (!strcmp(a, "-b")) {
 			resume_bound = atoi(v);
@@ -2712,10 +2691,10 @@ int main(int argc, char **argv)
 				usage();
 			i++;
 		} else if (!strcmp(a, "-k")) {
-			o.kinds = parse_kinds(v);
+			o.kinds = parse_names(v, kind_name, K_NKINDS, "attack kind");
 			i++;
 		} else if (!strcmp(a, "-x")) {
-			o.kinds &= ~parse_kinds(v);
+			o.kinds &= ~parse_names(v, kind_name, K_NKINDS, "attack kind");
 			i++;
 		} else if (!strcmp(a, "--actions")) {
 			/* replay with only these attack actions (0-based) */
