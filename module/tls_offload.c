@@ -484,6 +484,10 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	/* under the socket's spinlock: no transmission races this read */
 	params.snd_nxt = tcp_sk(sk)->snd_nxt;
 	params.snd_known = true;
+	/* the window's edge as last advertised; later ones pass innova_tls_tx() */
+	params.rcv_edge = tcp_sk(sk)->rcv_wup + tcp_sk(sk)->rcv_wnd;
+	params.rcv_wscale = tcp_sk(sk)->rx_opt.rcv_wscale;
+	params.rcv_edge_known = true;
 	params.start_synced = innova_tls_next_record(&st, version,
 						     start_offload_tcp_sn,
 						     params.start_rn,
@@ -1061,6 +1065,32 @@ static int innova_tls_ack_check_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_ack_check_fops, innova_tls_ack_check_get,
 			 innova_tls_ack_check_set, "%llu\n");
 
+static int innova_tls_window_check_get(void *data, u64 *val)
+{
+	struct innova_tls_port *tp = data;
+
+	spin_lock_bh(&tp->lock);
+	*val = hw_engine_window_check(tp->eng);
+	spin_unlock_bh(&tp->lock);
+	return 0;
+}
+
+/* 0: frames beyond the advertised window may move the stream (tests). */
+static int innova_tls_window_check_set(void *data, u64 val)
+{
+	struct innova_tls_port *tp = data;
+
+	if (val > 1)
+		return -EINVAL;
+	spin_lock_bh(&tp->lock);
+	hw_engine_set_window_check(tp->eng, val);
+	spin_unlock_bh(&tp->lock);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_window_check_fops,
+			 innova_tls_window_check_get,
+			 innova_tls_window_check_set, "%llu\n");
+
 static int innova_tls_crypto_fail_get(void *data, u64 *val)
 {
 	struct innova_tls_port *tp = data;
@@ -1276,6 +1306,8 @@ void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir)
 			    &innova_tls_mode_fops);
 	debugfs_create_file_unsafe("tls_ack_check", 0600, dir, tp,
 				   &innova_tls_ack_check_fops);
+	debugfs_create_file_unsafe("tls_window_check", 0600, dir, tp,
+				   &innova_tls_window_check_fops);
 	debugfs_create_file_unsafe("tls_reorder_recovery", 0600, dir, tp,
 				   &innova_tls_recovery_fops);
 	debugfs_create_file("tls_device_ns", 0400, dir, port,

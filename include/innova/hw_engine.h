@@ -79,6 +79,19 @@ struct hw_flow_params {
 	 */
 	u32 snd_nxt;
 	bool snd_known;
+	/*
+	 * The right edge of the receive window the host advertised (the
+	 * socket's rcv_wup + rcv_wnd) and its window scale (rcv_wscale).
+	 * TCP drops a segment that starts at or beyond it; a genuine peer
+	 * only knows edges the host transmitted, and every transmission
+	 * passes the NIC (hw_engine_tx), so the NIC's edge is never behind
+	 * any genuine segment.  A frame there cannot be stream data: it
+	 * never reaches the framing (out_of_window_frames).  Unknown: the
+	 * test is off for the flow and only max_ahead bounds a jump.
+	 */
+	u32 rcv_edge;
+	u8 rcv_wscale;
+	bool rcv_edge_known;
 	u8 version;		/* enum hw_tls_version */
 	/*
 	 * The GCM nonce material: TLS 1.2 uses salt only (the rest of each
@@ -148,6 +161,8 @@ struct hw_stats {
 	u64 far_reanchor;	/* a run of contiguous far frames: followed */
 	/* data acknowledging bytes the host never sent: TCP drops it */
 	u64 bad_ack_frames;
+	/* data starting at or beyond the advertised window: TCP drops it */
+	u64 out_of_window_frames;
 	/* TLS 1.3 flows (the rest count both versions) */
 	u64 tls13_decrypted_records;	/* decrypted in place, tag ok */
 	/* a KeyUpdate decrypted: the key ends with it (as a CCS in 1.2) */
@@ -255,6 +270,14 @@ bool hw_engine_reorder_recovery(const struct hw_engine *eng);
  */
 void hw_engine_set_ack_check(struct hw_engine *eng, bool on);
 bool hw_engine_ack_check(const struct hw_engine *eng);
+/*
+ * TCP's window test on received frames (default on; see
+ * hw_flow_params.rcv_edge): off, a frame beyond the advertised window
+ * may move the stream position up to max_ahead (a jump, taken back by
+ * old data: the harnesses switch it off to exercise that).
+ */
+void hw_engine_set_window_check(struct hw_engine *eng, bool on);
+bool hw_engine_window_check(const struct hw_engine *eng);
 void hw_engine_inject_crypto_fail(struct hw_engine *eng, u32 n);
 u32 hw_engine_crypto_fail_pending(const struct hw_engine *eng);
 /*
@@ -309,7 +332,9 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 /*
  * frame: an Ethernet frame the host transmits on this port (read-only,
  * checksums final).  A segment of an installed flow's reverse direction
- * advances the flow's view of the host's snd_nxt.  Nothing else changes.
+ * advances the flow's view of the host's snd_nxt and, with the ACK flag
+ * (not SYN), of the receive window's right edge (ack + window << scale).
+ * Nothing else changes.
  */
 void hw_engine_tx(struct hw_engine *eng, const u8 *frame, u32 len);
 

@@ -148,6 +148,7 @@ struct hw_engine *hw_engine_init(void *mem, size_t size, u32 capacity)
 	eng->free_head = 1;
 	eng->reorder_recovery = true;
 	eng->ack_check = true;
+	eng->window_check = true;
 	return eng;
 }
 
@@ -698,8 +699,13 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 	if (HW_FMT(f)->appdata_outer && f->state == HW_FS_SYNC && ok &&
 	    mode != HW_RM_FOLLOW && !f->rec.fail)
 		inner_end(cx, f);
-	/* a ChangeCipherSpec is the last record under the current key */
-	if (was_ccs && !HW_FMT(f)->appdata_outer) {
+	/*
+	 * A ChangeCipherSpec is the last record under the current key, once
+	 * its tag says it is one: a header the NIC only followed may be
+	 * forged (a frame TCP drops), and acting on it would leave the flow
+	 * waiting in NOKEY for a key that never comes.
+	 */
+	if (was_ccs && verified && !HW_FMT(f)->appdata_outer) {
 		if (f->rn_known) {
 			u64 e = f->rec.idx + f->rn_off + 1;
 
@@ -713,6 +719,9 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 
 	pfx_push(f, verified);
 	cx->tag_ok = verified;
+	/* the stream really is here: a jump before this record was real */
+	if (verified)
+		f->jump.pending = false;
 	f->rec.seq += f->rec.len;
 	f->rec.idx++;
 	f->rec.pos = 0;
@@ -970,10 +979,15 @@ static void stream_gap(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq)
 {
 	u32 gap = seq - f->exp_seq;
 
-	/* unconfirmed until new data follows (rearm_watch()) */
+	/*
+	 * Unconfirmed until new data follows (rearm_watch()).  A jump on top
+	 * of an unconfirmed one (or of a re-anchor) keeps the frontier from
+	 * before the first: the old data that takes it back goes there.
+	 */
+	if (!f->jump.pending && !f->far.armed)
+		f->jump.old_hi = f->exp_seq;
 	f->jump.pending = true;
 	f->jump.old_run = 0;
-	f->jump.old_hi = f->exp_seq;
 
 	if (f->hint.valid && !hw_seq_before(f->hint.seq, f->exp_seq) &&
 	    hw_seq_before(f->hint.seq, seq)) {
@@ -1022,10 +1036,14 @@ static void stream_gap(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq)
  * it).  HW_REARM_OLD_FRAMES of them in a row: the stream is really at the
  * old data's frontier, so go back there and look for a record boundary
  * (resync) instead of waiting for the stream to pass the bogus position.
+ * The frontier only grows by old data that continues it: a stray frame
+ * between it and the bogus position must not move it there.
  */
-static void rearm_watch(struct hw_rx_ctx *cx, struct hw_flow *f, u32 end)
+static void rearm_watch(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq,
+			u32 end)
 {
-	if (hw_seq_after(end, f->jump.old_hi))
+	if (!hw_seq_after(seq, f->jump.old_hi) &&
+	    hw_seq_after(end, f->jump.old_hi))
 		f->jump.old_hi = end;
 	if (++f->jump.old_run < HW_REARM_OLD_FRAMES)
 		return;
@@ -1047,7 +1065,9 @@ static bool far_watch(struct hw_flow *f, u32 seq, u32 end)
 {
 	if (!f->far.run || seq != f->far.next) {
 		f->far.run = 0;
-		f->far.from = f->exp_seq;
+		/* an unconfirmed position is not where old data goes back to */
+		f->far.from = f->jump.pending || f->far.armed ?
+			      f->jump.old_hi : f->exp_seq;
 	}
 	f->far.next = end;
 	if (++f->far.run < HW_FAR_REANCHOR_FRAMES)
@@ -1092,6 +1112,7 @@ static u16 sum16_fold(u64 sum)
 struct hw_parsed_frame {
 	struct hw_flow_tuple t;
 	u32 l4, l4len, seq, ack;
+	u16 win;
 	u8 flags;
 };
 
@@ -1177,6 +1198,7 @@ static int parse_frame(const u8 *fr, u32 len, struct hw_parsed_frame *p,
 	p->t.dport = hw_get_be16(fr + p->l4 + 2);
 	p->seq = hw_get_be32(fr + p->l4 + 4);
 	p->ack = hw_get_be32(fr + p->l4 + 8);
+	p->win = hw_get_be16(fr + p->l4 + 14);
 	p->flags = fr[p->l4 + 13];
 	/* pseudo header: addresses (above), protocol, TCP length */
 	ph[0] = 0;
@@ -1240,6 +1262,16 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		HW_STAT_INC(eng, f, bad_ack_frames);
 		return 0;
 	}
+	/*
+	 * ... and data starting at or beyond the window's right edge
+	 * (RFC 9293 3.10.7.4; tcp_sequence(), tcp_data_queue()): no peer
+	 * was told of an edge the NIC did not carry out.
+	 */
+	if (eng->window_check && f->edge_known &&
+	    !hw_seq_before(p.seq, f->rcv_edge)) {
+		HW_STAT_INC(eng, f, out_of_window_frames);
+		return 0;
+	}
 
 	seq = p.seq;
 	end = seq + plen;
@@ -1279,16 +1311,19 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 			hw_ro_try(&cx, f);
 		}
 		if (f->jump.pending || f->far.armed)
-			rearm_watch(&cx, f, end);
+			rearm_watch(&cx, f, seq, end);
 		c->events = cx.events;
 		return 0;
 	}
 	cx.frame_end = end;
 	cx.in_order = seq == f->exp_seq;
-	f->jump.pending = false;	/* new data: whatever jumped was real */
+	/*
+	 * New data: old frames are no longer in a row.  It does not confirm
+	 * a jump (an injector can send a contiguous run after its first
+	 * frame); a record verified beyond it does (record_end()).
+	 */
 	f->far.run = 0;
-	if (f->far.armed)
-		f->jump.old_run = 0;	/* after a re-anchor: in a row */
+	f->jump.old_run = 0;
 	if (hw_seq_before(seq, f->exp_seq)) {
 		u32 skip = f->exp_seq - seq;
 
@@ -1368,6 +1403,12 @@ void hw_engine_tx(struct hw_engine *eng, const u8 *frame, u32 len)
 		f->snd_known = true;
 		f->snd_nxt = end;
 	}
+	/* the window it advertises (never shrunk: the edge only grows) */
+	if (f->edge_known && (p.flags & 0x12) == 0x10) {
+		end = p.ack + ((u32)p.win << f->wscale);
+		if (hw_seq_after(end, f->rcv_edge))
+			f->rcv_edge = end;
+	}
 }
 
 void hw_engine_set_ack_check(struct hw_engine *eng, bool on)
@@ -1378,6 +1419,16 @@ void hw_engine_set_ack_check(struct hw_engine *eng, bool on)
 bool hw_engine_ack_check(const struct hw_engine *eng)
 {
 	return eng->ack_check;
+}
+
+void hw_engine_set_window_check(struct hw_engine *eng, bool on)
+{
+	eng->window_check = on;
+}
+
+bool hw_engine_window_check(const struct hw_engine *eng)
+{
+	return eng->window_check;
 }
 
 static bool tuple_valid(const struct hw_flow_tuple *t)
@@ -1423,6 +1474,9 @@ int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
 	f->jump.max_ahead = p->max_ahead ?: HW_FLOW_MAX_AHEAD_DEFAULT;
 	f->snd_known = p->snd_known;
 	f->snd_nxt = p->snd_nxt;
+	f->edge_known = p->rcv_edge_known && p->rcv_wscale <= 14;
+	f->rcv_edge = p->rcv_edge;
+	f->wscale = p->rcv_wscale;
 	f->keys.cur.k = p->key;
 	f->keys.cur.from_rn = p->start_rn;
 	f->version = p->version;

@@ -241,6 +241,9 @@ struct hw_flow {
 	u32 exp_seq;		/* next in-order stream byte */
 	bool snd_known;
 	u32 snd_nxt;		/* host's send sequence, as transmitted */
+	bool edge_known;
+	u8 wscale;		/* host's receive window scale */
+	u32 rcv_edge;		/* right edge of the window it advertised */
 
 	struct hw_record rec;
 	u64 rn_off;		/* record number of chain index 0 */
@@ -290,6 +293,7 @@ struct hw_engine {
 	u32 last_flow;		/* index + 1 of the last flow found, 0 = none */
 	bool reorder_recovery;	/* read late frames to regain sync */
 	bool ack_check;		/* TCP's ACK test before framing */
+	bool window_check;	/* TCP's window test before framing */
 	u32 crypto_fail_next;	/* injected backend failures pending */
 	struct hw_stats st;
 	u32 resync_hist[HW_RESYNC_HIST];

@@ -207,7 +207,12 @@ static void ro_resume(struct hw_rx_ctx *cx, struct hw_flow *f, bool sync)
 	struct hw_key_slot *ks;
 
 	sync = sync && f->ro.was_sync && f->keys.cur.verified;
-	if (f->ro.end_rn < f->keys.end_rn)
+	/*
+	 * A ChangeCipherSpec the walk read ends the key only if every byte
+	 * it read came from a frame it could trust: a forged one would leave
+	 * the flow in NOKEY for a key that never comes.
+	 */
+	if (!f->ro.weak && f->ro.end_rn < f->keys.end_rn)
 		f->keys.end_rn = f->ro.end_rn;
 	hw_ro_cancel(f);
 	hw_set_state(cx, f, sync ? HW_FS_SYNC : HW_FS_SHADOW);
@@ -244,7 +249,13 @@ static void ro_connect(struct hw_rx_ctx *cx, struct hw_flow *f, u64 idx)
 			f->keys.end_rn = e;
 		f->keys.end_idx_valid = false;
 	}
-	ro_resume(cx, f, HW_FMT(f)->explicit_nonce || !f->ro.weak);
+	/*
+	 * The chain itself was framed from new data that came ahead of the
+	 * gap: without TCP's ACK test in front of it, that may be an injected
+	 * copy whose headers miscount the records (1.3: a wrong keystream).
+	 */
+	ro_resume(cx, f, HW_FMT(f)->explicit_nonce ||
+		  (!f->ro.weak && cx->eng->ack_check && f->snd_known));
 }
 
 /*

@@ -6,8 +6,10 @@
 #      resyncs and the stream stays byte-exact with no software auth error;
 #  (b) a copy of a segment 1 GiB ahead (beyond any receive window, TCP
 #      drops it): ignored (rx_tls_far_frames), sync never lost;
-#  (c) a copy 4 MiB ahead (inside the window; TCP drops it for its ACK):
-#      the old data that keeps coming takes the position back
+#  (c) a copy 4 MiB ahead (inside max_ahead, beyond the window the
+#      receiver advertised): the NIC's window test drops it before the
+#      framing (rx_tls_out_of_window), nothing else moves; with that test
+#      off, the old data that keeps coming takes the position back
 #      (rx_tls_rearmed) and offload resumes within a few records;
 #  (d) duplicates addressed to another host, or VLAN-tagged, sent before
 #      the real frame: the NIC leaves them alone (the real frame is never
@@ -60,6 +62,21 @@ expect_delta crypto rx_tls_resync_res_ok -ge "$lost" "a lost sync never came bac
 # NIC's ACK test (test 56) would drop them before the far and rearm logic
 # these cases are about: it is off for them.
 set_knob "$PORT_B/tls_ack_check" 0
+# TCP's window test in the NIC (rcv_wup + rcv_wnd at install, then every
+# window the receiver transmits): 4 MiB is beyond any window it advertised
+# (tcp_rmem[2] 6 MiB, at most half of it a window), so the copy never
+# reaches the framing: no far frame, no jump, no rearm, no lost sync.
+mid_transfer window set_cable ahead=4194304
+nic=$(nic_share window)
+log "4 MiB ahead, window test on: injected $(delta window.A tx_cable_injected), out of window +$(delta window.fault rx_tls_out_of_window), far +$(delta window.fault rx_tls_far_frames), rearmed +$(delta window rx_tls_rearmed), sync lost +$(delta window.fault rx_tls_sync_lost) from the fault on; device share $share/10000, NIC share $nic/10000"
+expect_delta window.A tx_cable_injected -eq 1 "the cable injected nothing"
+expect_delta window.fault rx_tls_out_of_window -eq 1 "the window test did not drop the copy 4 MiB ahead"
+expect_delta window rx_tls_rearmed -eq 0 "a frame beyond the window moved the stream position"
+expect_delta window.fault rx_tls_sync_lost -eq 0 "a frame beyond the window cost sync"
+[ "$nic" -ge 9900 ] || die "NIC share $nic/10000 after a frame beyond the window"
+# the far check and the rearm are what stands behind the window test when
+# the receiver's transmissions do not pass the NIC: switch it off for them
+set_knob "$PORT_B/tls_window_check" 0
 mid_transfer far set_cable ahead=1073741824
 log "1 GiB ahead: injected $(delta far.A tx_cable_injected), far frames +$(delta far rx_tls_far_frames), sync lost +$(delta far.fault rx_tls_sync_lost) from the fault on (+$(delta far rx_tls_sync_lost) in the transfer); device share $share/10000"
 expect_delta far.A tx_cable_injected -eq 1 "the cable injected nothing"
@@ -78,6 +95,7 @@ expect_delta ahead rx_tls_rearmed -eq 1 "stream position not taken back"
 # share 8960 in one CI run, under its old floor of 9000), so the floor is
 # on the records the NIC could act on.
 [ "$nic" -ge 9500 ] || die "NIC share $nic/10000 after a segment 4 MiB ahead"
+set_knob "$PORT_B/tls_window_check" 1
 
 for mangle in 1 2; do
 	snap "m$mangle"; snap "m$mangle.A" A innova0

@@ -13,7 +13,8 @@
 # The NIC's own ACK test (it knows the receiver's snd_nxt from what it
 # transmits) would drop the spoof before the framing (test 56); it is off
 # here (tls_ack_check 0) so the spoof reaches the engine and the driver's
-# cancel of the query is what is tested.
+# cancel of the query is what is tested; so is its window test
+# (tls_window_check 0, test 48), as 5 MiB may lie beyond the window.
 # Late-frame recovery is off, as in test 46, so every lost sync has to take
 # the round trip through the core.
 setup_pair
@@ -28,6 +29,7 @@ ip netns exec A tc qdisc replace dev innova0 root netem rate 2mbit limit 100000 
 echo driver_req_async > "$PORT_B/tls_resync_mode" || die "set driver_req_async"
 echo 0 > "$PORT_B/tls_reorder_recovery" || die "tls_reorder_recovery"
 set_knob "$PORT_B/tls_ack_check" 0
+set_knob "$PORT_B/tls_window_check" 0
 BYTES=${BYTES:-12582912}
 # sdelta FROM TO COUNTER: rise between two snapshots, no ethtool call (on a
 # loaded TCG guest each call took seconds: the stream ran past the forged
@@ -105,3 +107,4 @@ echo driver_req > "$PORT_B/tls_resync_mode"
 echo 1 > "$PORT_B/tls_reorder_recovery"
 ip netns exec A tc qdisc replace dev innova0 root pfifo limit 20000
 echo 1 > "$PORT_B/tls_ack_check"
+echo 1 > "$PORT_B/tls_window_check"

@@ -11,13 +11,15 @@
 # stream position: both counted far, never followed, sync never lost, and
 # the transfer NIC-decrypted. The injected ACK (1) is arbitrary: the
 # NIC's ACK test (test 56) would drop them before the far check half of
-# the time, so it is off here (tls_ack_check 0).
+# the time, so it is off here (tls_ack_check 0), and so is its window test
+# (tls_window_check 0, test 48), which would drop both before the far check.
 setup_pair
 INJ=innova-inject
 BYTES=${BYTES:-8388608}
 [ "$(ip netns exec B sysctl -n net.ipv4.tcp_rmem | awk '{ print $3 }')" -lt 8388608 ] ||
 	die "tcp_rmem[2] reaches 8 MiB: the 8 MiB frame would be in reach of the window"
 set_knob "$PORT_B/tls_ack_check" 0
+set_knob "$PORT_B/tls_window_check" 0
 CABLE_B=$(/innova/tests/faults/cable.sh -n B innova1 delay=10000 2>&1) || die "cable.sh -n B: $CABLE_B"
 snap far; snap far.A A innova0
 tls_start $IP4_B "--rx-mode manual --seed-keys 7 --bytes $BYTES" "--seed-keys 7 --bytes $BYTES"
@@ -52,3 +54,4 @@ expect_delta far rx_tls_sync_lost -eq 0 "the far frames cost sync"
 expect_clean_start far "after far frames at install"
 [ "$share" -ge 9900 ] || die "device share $share/10000 after far frames at install"
 echo 1 > "$PORT_B/tls_ack_check"
+echo 1 > "$PORT_B/tls_window_check"

@@ -21,7 +21,7 @@
  *
  * TCP model: a segment is dropped without the ACK flag (RFC 9293
  * 3.10.7.4), with an ACK beyond the receiver's snd_nxt (RFC 5961 5.2), or
- * if it starts beyond rcv_nxt + window, or if it is wholly old; otherwise
+ * if it starts at or beyond rcv_nxt + window, or if it is wholly old; otherwise
  * its bytes TCP does not hold yet are taken (first copy wins, overlaps
  * trimmed to the new part), out-of-order bytes kept until the hole fills.
  * (Linux lets a later out-of-order segment that starts at the same seq
@@ -202,9 +202,12 @@ struct exec {
 	/*
 	 * The NIC knows the receiver's snd_nxt (it carries the receiver's
 	 * transmissions): TCP's ACK test keeps forged new data from the
-	 * framing.  Off in a quarter of the executions (the receiver's
-	 * transmissions leave through another port), which exercises the
-	 * checks behind it.  From the seed alone, so seeds replay as before.
+	 * framing, and its window test (the receiver ACKs every segment TCP
+	 * takes, advertising rcv_nxt + RCV_WND: the NIC's edge is TCP's)
+	 * keeps frames beyond the window from moving the stream.  Off in a
+	 * quarter of the executions (the receiver's transmissions leave
+	 * through another port), which exercises the checks behind them.
+	 * From the seed alone, so seeds replay as before.
 	 */
 	bool ack_check;
 	/*
@@ -1389,7 +1392,7 @@ static enum drop_why tcp_verdict(const struct run *ru, s32 off, u32 len,
 	if (seq_after(ack, RCV_SND_NXT))
 		return DROP_BAD_ACK;
 	if ((s64)off >= (s64)ru->rcv_nxt + RCV_WND)
-		return DROP_OOW;
+		return DROP_OOW;	/* tcp_sequence(), tcp_data_queue() */
 	if ((s64)off + len <= (s64)ru->rcv_nxt)
 		return DROP_OLD;
 	return DROP_NONE;
@@ -1455,6 +1458,29 @@ static const struct frame_cfg flow_fc = {
 	.sport = 443,
 	.dport = 40001,
 };
+
+/* window scale of the receiver's advertisements: RCV_WND needs 17 bits */
+#define RCV_WSCALE	1
+
+/*
+ * The receiver's ACK of everything TCP holds in order, through the NIC's
+ * transmit side (hw_engine_tx): its window's edge is rcv_nxt + RCV_WND.
+ */
+static void host_ack(struct run *ru)
+{
+	struct frame_cfg rc = flow_fc;
+	u32 fl;
+
+	memcpy(rc.saddr, flow_fc.daddr, sizeof(rc.saddr));
+	memcpy(rc.daddr, flow_fc.saddr, sizeof(rc.daddr));
+	rc.sport = flow_fc.dport;
+	rc.dport = flow_fc.sport;
+	fl = frame_build(ru->frame, &rc, RCV_SND_NXT, 0x10, NULL, 0);
+	hw_put_be32(ru->frame + 14 + 20 + 8, ru->x->s.isn + ru->rcv_nxt);
+	hw_put_be16(ru->frame + 14 + 20 + 14, RCV_WND >> RCV_WSCALE);
+	frame_fix_csum(ru->frame, fl);
+	hw_engine_tx(ru->eng, ru->frame, fl);
+}
 
 static void run_frame(struct run *ru, size_t k)
 {
@@ -1541,6 +1567,8 @@ static void run_frame(struct run *ru, size_t k)
 		return;
 	tcp_take(ru, (u32)e->off, e->len, marked ? ru->out + hl : payload,
 		 marked);
+	if (x->ack_check)
+		host_ack(ru);
 	core_advance(ru);
 }
 
@@ -1744,6 +1772,9 @@ static void run_exec(struct exec *x, bool verbose, struct run *ru)
 	fp.max_ahead = x->max_ahead;
 	fp.snd_nxt = RCV_SND_NXT;
 	fp.snd_known = x->ack_check;
+	fp.rcv_edge = s->isn + RCV_WND;
+	fp.rcv_wscale = RCV_WSCALE;
+	fp.rcv_edge_known = x->ack_check;
 	if (hw_crypto_key_new(s->ep[0].key, s->ep[0].klen, &fp.key) ||
 	    hw_engine_flow_add(ru->eng, &fp, &ru->handle)) {
 		fprintf(stderr, "flow install failed\n");

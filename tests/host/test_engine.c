@@ -1754,6 +1754,130 @@ static void test_ack_check(void)
 	tap("TCP's ACK test (RFC 5961 5.2) in the NIC: forged frames acknowledging unsent data never reach the framing");
 }
 
+/* the host's ACK of ack advertising win (scaled), flags as given */
+static void ro_host_ack(struct ro_t *t, u32 ack, u16 win, u8 flags)
+{
+	struct frame_cfg rc = t->fc;
+	u32 fl, l4 = frame_hdr_len(&t->fc) - 20;
+
+	memcpy(rc.saddr, t->fc.daddr, sizeof(rc.saddr));
+	memcpy(rc.daddr, t->fc.saddr, sizeof(rc.daddr));
+	rc.sport = t->fc.dport;
+	rc.dport = t->fc.sport;
+	fl = frame_build(t->fr, &rc, 0x11223344, flags, NULL, 0);
+	hw_put_be32(t->fr + l4 + 8, ack);
+	hw_put_be16(t->fr + l4 + 14, win);
+	frame_fix_csum(t->fr, fl);
+	hw_engine_tx(t->eng, t->fr, fl);
+}
+
+/* the stream [from, to) in MSS segments, the host ACKing each: 64 KiB window */
+static void ro_send_acked(struct ro_t *t, u32 from, u32 to)
+{
+	for (u32 o = from; o < to; o += 1448) {
+		u32 e = o + 1448 < to ? o + 1448 : to;
+
+		ro_send_range(t, o, e, 1448);
+		ro_host_ack(t, t->s.isn + e, 16384, 0x10);
+	}
+}
+
+/* reinstall t's flow with the window's edge known: isn + edge, scale 2 */
+static void ro_reinstall_edge(struct ro_t *t, u32 edge)
+{
+	struct hw_flow_params fp;
+	struct hw_key_reap reap = { .n = 0 };
+
+	hw_engine_flow_del(t->eng, t->h, &reap);
+	hw_key_reap_free(&reap);
+	memset(&fp, 0, sizeof(fp));
+	frame_tuple(&t->fc, &fp.tuple);
+	hw_crypto_key_new(t->s.ep[0].key, 16, &fp.key);
+	memcpy(fp.salt, t->s.ep[0].salt, 4);
+	fp.start_seq = t->s.isn;
+	fp.start_rn = t->s.rn0;
+	fp.start_synced = true;
+	fp.rcv_edge = t->s.isn + edge;
+	fp.rcv_wscale = 2;
+	fp.rcv_edge_known = true;
+	hw_engine_flow_add(t->eng, &fp, &t->h);
+}
+
+/*
+ * Issue 20: TCP's window test in the NIC.  A forged record prefix beyond
+ * the window's right edge (inside max_ahead: no far frame) is dropped
+ * before the framing, so the stream position never jumps and nothing is
+ * lost; the edge moves with the host's ACKs (scaled, never back, not from
+ * a SYN), and with the test off the frame is a jump again.
+ */
+static void test_window_check(void)
+{
+	struct hw_flow_info fi, f0;
+	u8 forged[13];
+	int k;
+
+	memcpy(forged, "\x17\x03\x03\x40\x18\x01\x02\x03\x04\x05\x06\x07\x08", 13);
+	for (k = 0; k < 2 && !cur_failed; k++) {
+		struct ro_t *t = ro_new(2300 + (u64)k, 0);
+		u32 b = t->s.rec[8].off;
+
+		ro_reinstall_edge(t, 65536);
+		if (k)
+			hw_engine_set_window_check(t->eng, false);
+		ro_send_acked(t, 0, b);
+		hw_engine_flow_info(t->eng, t->h, &f0);
+		ro_inject_ack(t, b + 65536, forged, 13, 0x11223344);
+		ro_send_acked(t, b, t->s.n);
+		hw_engine_flow_info(t->eng, t->h, &fi);
+		CHECK(!t->marked_bad, "window test %s: %d genuine frames marked wrong",
+		      k ? "off" : "on", t->marked_bad);
+		if (!k)
+			CHECK(fi.stats.out_of_window_frames == 1 &&
+			      !fi.stats.far_frames && !fi.stats.rearmed &&
+			      fi.stats.sync_lost == f0.stats.sync_lost &&
+			      fi.stats.decrypted_records + 1 >= (u64)t->s.nrec,
+			      "window test on: out_of_window %llu far %llu rearmed %llu sync_lost %llu -> %llu decrypted %llu/%d",
+			      (unsigned long long)fi.stats.out_of_window_frames,
+			      (unsigned long long)fi.stats.far_frames,
+			      (unsigned long long)fi.stats.rearmed,
+			      (unsigned long long)f0.stats.sync_lost,
+			      (unsigned long long)fi.stats.sync_lost,
+			      (unsigned long long)fi.stats.decrypted_records,
+			      t->s.nrec);
+		else
+			CHECK(!fi.stats.out_of_window_frames &&
+			      fi.stats.sync_lost > f0.stats.sync_lost,
+			      "window test off: out_of_window %llu, sync_lost %llu -> %llu (the jump did not happen)",
+			      (unsigned long long)fi.stats.out_of_window_frames,
+			      (unsigned long long)f0.stats.sync_lost,
+			      (unsigned long long)fi.stats.sync_lost);
+		ro_free(t);
+	}
+	if (!cur_failed) {
+		/* the edge: ack + win << 2, only forward, never from a SYN */
+		struct ro_t *t = ro_new(2310, 0);
+		u32 isn = t->s.isn;
+		u8 junk[13] = { 1 };
+
+		ro_reinstall_edge(t, 1000);
+		ro_host_ack(t, isn + 500, 1000, 0x10);	/* edge 4500 */
+		ro_host_ack(t, isn + 600, 100, 0x10);	/* 1000: not back */
+		ro_host_ack(t, isn + 600, 60000, 0x12);	/* SYN-ACK: ignored */
+		ro_inject_ack(t, 4499, junk, 13, 0x11223344);
+		hw_engine_flow_info(t->eng, t->h, &fi);
+		CHECK(!fi.stats.out_of_window_frames,
+		      "seq edge - 1 counted out of window (%llu)",
+		      (unsigned long long)fi.stats.out_of_window_frames);
+		ro_inject_ack(t, 4500, junk, 13, 0x11223344);
+		hw_engine_flow_info(t->eng, t->h, &fi);
+		CHECK(fi.stats.out_of_window_frames == 1,
+		      "seq at the edge: out_of_window %llu",
+		      (unsigned long long)fi.stats.out_of_window_frames);
+		ro_free(t);
+	}
+	tap("TCP's window test in the NIC: frames at or beyond the advertised edge never reach the framing");
+}
+
 static void test_vid0(void)
 {
 	struct ro_t *t = ro_new(2200, 0);
@@ -2005,6 +2129,7 @@ int main(int argc, char **argv)
 	test_anchor_and_far_run();
 	test_vid0();
 	test_ack_check();
+	test_window_check();
 	for (i = 0; i < sizeof(scens) / sizeof(scens[0]); i++) {
 		if (only && !strstr(scens[i].name, only))
 			continue;
