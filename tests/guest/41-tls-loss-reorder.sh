@@ -86,12 +86,19 @@ expect_delta loss1-v6-256.A tx_cable_duplicated -gt 0 "the cable duplicated noth
 ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-v6-256 1 8000 8500 40 reorder=50000 gap=3
 # TLS 1.3 on the device path (a kernel with the project's series: innova/caps
 # says tls13_rx): the same faults, the same floors as TLS 1.2 (the record
-# framing and the resync are the same; only the nonce and AAD differ).
+# framing and the resync are the same; only the nonce and AAD differ), but
+# for reorder with late-frame recovery: in 1.3 a hole in a record whose
+# header is not anchored also sends the flow to SHADOW, because that
+# unverified length counts the records after it and the count is in their
+# keystream (docs/design.md; host adversary seed 50328681): the record
+# after each such hole is verified, not decrypted. Measured on the lane:
+# 43 such holes in 1024 records, device share 7813, NIC share 8732 (8786-
+# 9169 NIC share before the rule); floors 7000 and 8000 there.
 if grep -qw tls13_rx /sys/kernel/debug/innova/caps; then
 	TLS13=1 run_faulted loss1-13 1 9000 9000 25 drop=10000 dup=20000
 	expect_delta loss1-13.A tx_cable_duplicated -gt 0 "the cable duplicated nothing (TLS 1.3)"
 	TLS13=1 MAX_MISSED=1800 run_faulted reorder5-13-core 0 0 0 8 reorder=50000 gap=3
-	TLS13=1 ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-13-v6-256 1 8000 8500 40 reorder=50000 gap=3
+	TLS13=1 ADDR=$IP6_B CIPHER=aes256gcm run_faulted reorder5-13-v6-256 1 7000 8000 40 reorder=50000 gap=3
 	expect_delta reorder5-13-v6-256 rx_tls13_records_decrypted -gt 0 "no TLS 1.3 record decrypted"
 fi
 
