@@ -484,6 +484,8 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	/* under the socket's spinlock: no transmission races this read */
 	params.snd_nxt = tcp_sk(sk)->snd_nxt;
 	params.snd_known = true;
+	params.peer_wscale = tcp_sk(sk)->rx_opt.snd_wscale;
+	params.peer_wscale_known = true;
 	/* the window's edge as last advertised; later ones pass innova_tls_tx() */
 	params.rcv_edge = tcp_sk(sk)->rcv_wup + tcp_sk(sk)->rcv_wnd;
 	params.rcv_wscale = tcp_sk(sk)->rx_opt.rcv_wscale;

@@ -80,6 +80,17 @@ struct hw_flow_params {
 	u32 snd_nxt;
 	bool snd_known;
 	/*
+	 * The peer's window scale (the socket's snd_wscale).  TCP also drops
+	 * a segment whose ACK is older than snd_una - max_window (RFC 5961
+	 * 5.2).  The NIC does not know snd_una, but the host never has more
+	 * than the peer's largest window in flight, and that window is at
+	 * most 65535 << snd_wscale: an ACK more than twice that behind the
+	 * host's snd_nxt is one TCP drops.  Unknown, or a scale above 13 (the
+	 * span would reach half the sequence space): no lower bound.
+	 */
+	u8 peer_wscale;
+	bool peer_wscale_known;
+	/*
 	 * The right edge of the receive window the host advertised (the
 	 * socket's rcv_wup + rcv_wnd) and its window scale (rcv_wscale).
 	 * TCP drops a segment that starts at or beyond it; a genuine peer

@@ -1264,11 +1264,14 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		return 0;
 	}
 	/*
-	 * ... and data acknowledging bytes the host never sent (RFC 5961
-	 * 5.2).  A genuine peer can only acknowledge what this port
-	 * transmitted, so the NIC's view of snd_nxt is never behind it.
+	 * ... and data acknowledging bytes the host never sent, or bytes so
+	 * old no window could still hold them (RFC 5961 5.2).  A genuine peer
+	 * can only acknowledge what this port transmitted, so the NIC's view
+	 * of snd_nxt is never behind it.
 	 */
-	if (eng->ack_check && f->snd_known && hw_seq_after(p.ack, f->snd_nxt)) {
+	if (eng->ack_check && f->snd_known &&
+	    (hw_seq_after(p.ack, f->snd_nxt) ||
+	     (f->ack_span && hw_seq_before(p.ack, f->snd_nxt - f->ack_span)))) {
 		HW_STAT_INC(eng, f, bad_ack_frames);
 		return 0;
 	}
@@ -1484,6 +1487,9 @@ int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
 	f->jump.max_ahead = p->max_ahead ?: HW_FLOW_MAX_AHEAD_DEFAULT;
 	f->snd_known = p->snd_known;
 	f->snd_nxt = p->snd_nxt;
+	/* two largest windows in flight and acknowledged, a FIN and a probe */
+	if (p->peer_wscale_known && p->peer_wscale <= 13)
+		f->ack_span = 2 * (0xffffu << p->peer_wscale) + 2;
 	f->edge_known = p->rcv_edge_known && p->rcv_wscale <= 14;
 	f->rcv_edge = p->rcv_edge;
 	f->wscale = p->rcv_wscale;

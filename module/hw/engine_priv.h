@@ -241,6 +241,7 @@ struct hw_flow {
 	u32 exp_seq;		/* next in-order stream byte */
 	bool snd_known;
 	u32 snd_nxt;		/* host's send sequence, as transmitted */
+	u32 ack_span;		/* 0, or how far an ACK may lag snd_nxt */
 	bool edge_known;
 	u8 wscale;		/* host's receive window scale */
 	u32 rcv_edge;		/* right edge of the window it advertised */

@@ -104,7 +104,16 @@
 #define MSS		1448u
 #define RCV_WND		(64u << 10)	/* TCP's receive window */
 #define RMEM_MAX	(6u << 20)	/* driver's max_ahead: tcp_rmem[2] */
-#define RCV_SND_NXT	0x11223344u	/* receiver's snd_nxt */
+#define RCV_SND_NXT	0x11223344u	/* receiver's snd_nxt (= snd_una) */
+/*
+ * The sender's window scale: its largest window (TCP's max_window) is at
+ * most 65535 << PEER_WSCALE; an ACK older than snd_una - max_window is
+ * dropped (RFC 5961 5.2).  The NIC gets the scale and may only bound it
+ * by twice that (it does not know snd_una): a too-old ACK within the
+ * difference reaches the framing even with the ACK test on.
+ */
+#define PEER_WSCALE	7
+#define PEER_MAX_WINDOW	(0xffffu << PEER_WSCALE)
 #define TAIL_RECORDS	24		/* quiet records at the end */
 #define TAIL_CHUNK	16		/* records per extension of the tail */
 #ifndef RESUME_BOUND
@@ -1389,7 +1398,8 @@ static enum drop_why tcp_verdict(const struct run *ru, s32 off, u32 len,
 {
 	if (!(flags & 0x10))
 		return DROP_NO_ACK;
-	if (seq_after(ack, RCV_SND_NXT))
+	if (seq_after(ack, RCV_SND_NXT) ||
+	    seq_after(RCV_SND_NXT - PEER_MAX_WINDOW, ack))
 		return DROP_BAD_ACK;
 	if ((s64)off >= (s64)ru->rcv_nxt + RCV_WND)
 		return DROP_OOW;	/* tcp_sequence(), tcp_data_queue() */
@@ -1482,6 +1492,28 @@ static void host_ack(struct run *ru)
 	hw_engine_tx(ru->eng, ru->frame, fl);
 }
 
+/*
+ * A rejected ACK for attack frame k: unsent data (beyond snd_nxt) or, in
+ * half of them, one older than any window (behind snd_una - max_window),
+ * from the seed and k alone.
+ */
+static u32 attack_ack(const struct exec *x, size_t k)
+{
+	u64 v = rng_next(&(struct rng){ x->seed + k + 1 });
+
+	if (v >> 63)
+		return RCV_SND_NXT - PEER_MAX_WINDOW - 1 -
+		       (u32)(v % (1u << 30));
+	return RCV_SND_NXT + 1 + (u32)(v % (1u << 30));
+}
+
+/* does the NIC's ACK test (engine.c, ack_span) reject this ACK? */
+static bool nic_rejects_ack(u32 ack)
+{
+	return seq_after(ack, RCV_SND_NXT) ||
+	       seq_after(RCV_SND_NXT - 2 * PEER_MAX_WINDOW - 2, ack);
+}
+
 static void run_frame(struct run *ru, size_t k)
 {
 	const struct exec *x = ru->x;
@@ -1498,8 +1530,7 @@ static void run_frame(struct run *ru, size_t k)
 	if (!e->genuine && e->drop == DROP_NO_ACK)
 		flags = 0x08;
 	if (!e->genuine && e->drop == DROP_BAD_ACK)
-		ack = RCV_SND_NXT + 1 + (u32)(rng_next(&(struct rng){
-			x->seed + k + 1 }) % (1u << 30));
+		ack = attack_ack(x, k);
 	flen = frame_build(ru->frame, &flow_fc, s->isn + (u32)e->off, flags,
 			   payload, e->len);
 	if (ack != RCV_SND_NXT) {
@@ -1772,6 +1803,8 @@ static void run_exec(struct exec *x, bool verbose, struct run *ru)
 	fp.max_ahead = x->max_ahead;
 	fp.snd_nxt = RCV_SND_NXT;
 	fp.snd_known = x->ack_check;
+	fp.peer_wscale = PEER_WSCALE;
+	fp.peer_wscale_known = true;
 	fp.rcv_edge = s->isn + RCV_WND;
 	fp.rcv_wscale = RCV_WSCALE;
 	fp.rcv_edge_known = x->ack_check;
@@ -1968,7 +2001,9 @@ static bool residual_candidate(const struct exec *x, const u8 *skip,
 	const u8 *fp = x->pool + f->pool;
 	s64 fend = (s64)f->off + f->len;
 
-	if (x->ack_check)
+	/* a too-old ACK inside the NIC's bound passes its test too */
+	if (x->ack_check && (f->drop != DROP_BAD_ACK ||
+			     nic_rejects_ack(attack_ack(x, k))))
 		return false;
 	if (fills_hole_exactly(x, skip, k) && prefix_differs(x, k))
 		return true;	/* RG */
