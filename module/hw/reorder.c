@@ -12,9 +12,9 @@
  * duplicates, pieces of it in any order) is still never marked and
  * changes no stream state, but is READ: the walk takes the true header(s)
  * from it and steps from record to record (several headers per late
- * frame, several late frames per gap, up to HW_RO_GAPS gaps in a row, CCS
- * records noted for the key epoch) while the next header lies before the
- * stream position.  It ends
+ * frame, several late frames per gap, up to HW_RO_GAPS gaps in a row;
+ * a CCS it passes does not end the key, see ro_resume()) while the next
+ * header lies before the stream position.  It ends
  *  - caught up: the walk reaches the record containing exp_seq; that
  *    record becomes the current one (candidates followed since lay inside
  *    it, so they were false and the chain restarts there);
@@ -100,7 +100,6 @@ void hw_ro_start(struct hw_flow *f, u32 seq)
 	f->ro.pn = (u8)hw_min_u32(f->rec.pos, HW_TLS_HDR);
 	memcpy(f->ro.pre, f->rec.hdr, f->ro.pn);
 	f->ro.rn = f->rec.idx + f->rn_off;
-	f->ro.end_rn = HW_NO_END;
 	f->ro.weak = false;
 	f->ro.ngap = 1;
 	g->start = f->exp_seq;
@@ -146,9 +145,6 @@ static void ro_advance(struct hw_flow *f)
 
 		if (hw_seq_after(nx, f->exp_seq))
 			return;
-		if (f->ro.pre[0] == HW_TLS_CT_CCS &&
-		    f->ro.rn + 1 < f->ro.end_rn)
-			f->ro.end_rn = f->ro.rn + 1;
 		f->ro.seq = nx;
 		f->ro.pn = 0;
 		f->ro.rn++;
@@ -208,12 +204,13 @@ static void ro_resume(struct hw_rx_ctx *cx, struct hw_flow *f, bool sync)
 
 	sync = sync && f->ro.was_sync && f->keys.cur.verified;
 	/*
-	 * A ChangeCipherSpec the walk read ends the key only if every byte
-	 * it read came from a frame it could trust: a forged one would leave
-	 * the flow in NOKEY for a key that never comes.
+	 * A ChangeCipherSpec the walk read never ends the key: its bytes come
+	 * from late frames, and a forged one that fills a gap exactly looks
+	 * like the sender's (the residual case, with the ACK test off) and
+	 * would leave the flow in NOKEY for a key that never comes (seeds
+	 * 74568254, 73273417).  Missing a real one costs a failed tag and a
+	 * resync; record_end() still ends the key at a verified one.
 	 */
-	if (!f->ro.weak && f->ro.end_rn < f->keys.end_rn)
-		f->keys.end_rn = f->ro.end_rn;
 	hw_ro_cancel(f);
 	hw_set_state(cx, f, sync ? HW_FS_SYNC : HW_FS_SHADOW);
 	HW_STAT_INC(cx->eng, f, reorder_recovered);
