@@ -28,7 +28,13 @@ for ke in version:EINVAL oversize:EMSGSIZE type0:EBADMSG split-badlen:EBADMSG; d
 	# decryption (measured +0 for each kind) is a record the NIC spoiled
 	[ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die_unsafe "$kind: TlsDecryptError +$(jr .tls_stat.TlsDecryptError)"
 	asserted
-	expect_delta "$kind" rx_tls_records_decrypted -ge 30 "$kind: NIC decrypted too few of the 39 good records"
+	# A sync lost at install (frames still in GRO when the flow was
+	# added, as test 31 notes) costs the records the NIC follows until
+	# the core confirms a header: counted, at most 16 of them (once on
+	# 6.12: 26 decrypted, sync lost +2, 3 reruns 38 and +1).
+	dec=$(delta "$kind" rx_tls_records_decrypted) fol=$(delta "$kind" rx_tls_records_followed)
+	[ "$fol" -le 16 ] || fol=16
+	[ $((dec + fol)) -ge 30 ] || die "$kind: NIC decrypted too few of the 39 good records: $dec decrypted, $fol followed awaiting the kernel"
 	case $kind in
 	type0) ;;	# a valid record to the NIC; the kernel rejects the type
 	*) expect_delta "$kind" rx_tls_sync_lost -ge 1 "$kind: the NIC did not stop at the bad header" ;;
