@@ -1661,6 +1661,25 @@ static void ro_inject_ack(struct ro_t *t, u32 off, const u8 *p, u32 len,
 }
 
 /*
+ * Reinstall t's flow: the stream's key, salt and synced start, with the
+ * fields the caller set in fp (snd_nxt, the window's edge, ...).
+ */
+static void ro_reinstall(struct ro_t *t, struct hw_flow_params *fp)
+{
+	struct hw_key_reap reap = { .n = 0 };
+
+	hw_engine_flow_del(t->eng, t->h, &reap);
+	hw_key_reap_free(&reap);
+	frame_tuple(&t->fc, &fp->tuple);
+	hw_crypto_key_new(t->s.ep[0].key, 16, &fp->key);
+	memcpy(fp->salt, t->s.ep[0].salt, 4);
+	fp->start_seq = t->s.isn;
+	fp->start_rn = t->s.rn0;
+	fp->start_synced = true;
+	hw_engine_flow_add(t->eng, fp, &t->h);
+}
+
+/*
  * Issue 20: TCP's ACK test in the NIC.  The genuine peer acknowledges
  * 0x11223344 (frame_build); the host's transmissions (hw_engine_tx) or the
  * install (snd_nxt) tell the engine how far it sent.  A forged record
@@ -1687,21 +1706,12 @@ static void test_ack_check(void)
 		memcpy(forged, "\x17\x03\x03\x40\x18\x01\x02\x03\x04\x05\x06\x07\x08", 13);
 		if (k == 1) {
 			/* reinstall with the host's snd_nxt given */
-			struct hw_flow_params fp;
-			struct hw_key_reap reap = { .n = 0 };
+			struct hw_flow_params fp = {
+				.snd_nxt = 0x11223344,
+				.snd_known = true,
+			};
 
-			hw_engine_flow_del(t->eng, t->h, &reap);
-			hw_key_reap_free(&reap);
-			memset(&fp, 0, sizeof(fp));
-			frame_tuple(&t->fc, &fp.tuple);
-			hw_crypto_key_new(t->s.ep[0].key, 16, &fp.key);
-			memcpy(fp.salt, t->s.ep[0].salt, 4);
-			fp.start_seq = t->s.isn;
-			fp.start_rn = t->s.rn0;
-			fp.start_synced = true;
-			fp.snd_nxt = 0x11223344;
-			fp.snd_known = true;
-			hw_engine_flow_add(t->eng, &fp, &t->h);
+			ro_reinstall(t, &fp);
 		}
 		if (k == 0 || k == 2)
 			ro_host_tx(t, 0x11223344 - 40, 40);
@@ -1760,24 +1770,15 @@ static void test_ack_check(void)
 
 		for (known = 0; known < 2; known++) {
 			struct ro_t *t = ro_new(2210 + (u64)known, 0);
-			struct hw_flow_params fp;
-			struct hw_key_reap reap = { .n = 0 };
+			struct hw_flow_params fp = {
+				.snd_nxt = 1000000,
+				.snd_known = true,
+				.peer_wscale_known = known,
+			};
 			struct hw_flow_info fi;
 			u8 junk[13] = { 1 };
 
-			hw_engine_flow_del(t->eng, t->h, &reap);
-			hw_key_reap_free(&reap);
-			memset(&fp, 0, sizeof(fp));
-			frame_tuple(&t->fc, &fp.tuple);
-			hw_crypto_key_new(t->s.ep[0].key, 16, &fp.key);
-			memcpy(fp.salt, t->s.ep[0].salt, 4);
-			fp.start_seq = t->s.isn;
-			fp.start_rn = t->s.rn0;
-			fp.start_synced = true;
-			fp.snd_nxt = 1000000;
-			fp.snd_known = true;
-			fp.peer_wscale_known = known;
-			hw_engine_flow_add(t->eng, &fp, &t->h);
+			ro_reinstall(t, &fp);
 			ro_inject_ack(t, 0, junk, 13, 1000000 - 131072);
 			hw_engine_flow_info(t->eng, t->h, &fi);
 			CHECK(!fi.stats.bad_ack_frames,
@@ -1826,22 +1827,13 @@ static void ro_send_acked(struct ro_t *t, u32 from, u32 to)
 /* reinstall t's flow with the window's edge known: isn + edge, scale 2 */
 static void ro_reinstall_edge(struct ro_t *t, u32 edge)
 {
-	struct hw_flow_params fp;
-	struct hw_key_reap reap = { .n = 0 };
+	struct hw_flow_params fp = {
+		.rcv_edge = t->s.isn + edge,
+		.rcv_wscale = 2,
+		.rcv_edge_known = true,
+	};
 
-	hw_engine_flow_del(t->eng, t->h, &reap);
-	hw_key_reap_free(&reap);
-	memset(&fp, 0, sizeof(fp));
-	frame_tuple(&t->fc, &fp.tuple);
-	hw_crypto_key_new(t->s.ep[0].key, 16, &fp.key);
-	memcpy(fp.salt, t->s.ep[0].salt, 4);
-	fp.start_seq = t->s.isn;
-	fp.start_rn = t->s.rn0;
-	fp.start_synced = true;
-	fp.rcv_edge = t->s.isn + edge;
-	fp.rcv_wscale = 2;
-	fp.rcv_edge_known = true;
-	hw_engine_flow_add(t->eng, &fp, &t->h);
+	ro_reinstall(t, &fp);
 }
 
 /*
