@@ -1017,81 +1017,45 @@ static int innova_tls_add_delay_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_add_delay_fops, innova_tls_add_delay_get,
 			 innova_tls_add_delay_set, "%llu\n");
 
-static int innova_tls_recovery_get(void *data, u64 *val)
-{
-	struct innova_tls_port *tp = data;
-
-	spin_lock_bh(&tp->lock);
-	*val = hw_engine_reorder_recovery(tp->eng);
-	spin_unlock_bh(&tp->lock);
-	return 0;
-}
+/*
+ * An engine switch of the port in debugfs (0 or 1), read and written under
+ * the port lock: innova_tls_NAME_fops around the engine's getter/setter.
+ */
+#define INNOVA_TLS_ENGINE_SWITCH(name, get_fn, set_fn)			\
+static int innova_tls_##name##_get(void *data, u64 *val)		\
+{									\
+	struct innova_tls_port *tp = data;				\
+									\
+	spin_lock_bh(&tp->lock);					\
+	*val = get_fn(tp->eng);						\
+	spin_unlock_bh(&tp->lock);					\
+	return 0;							\
+}									\
+									\
+static int innova_tls_##name##_set(void *data, u64 val)		\
+{									\
+	struct innova_tls_port *tp = data;				\
+									\
+	if (val > 1)							\
+		return -EINVAL;						\
+	spin_lock_bh(&tp->lock);					\
+	set_fn(tp->eng, val);						\
+	spin_unlock_bh(&tp->lock);					\
+	return 0;							\
+}									\
+DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_##name##_fops,			\
+			 innova_tls_##name##_get,			\
+			 innova_tls_##name##_set, "%llu\n")
 
 /* 0: every lost sync goes through the kernel's resync (DRIVER_REQ). */
-static int innova_tls_recovery_set(void *data, u64 val)
-{
-	struct innova_tls_port *tp = data;
-
-	if (val > 1)
-		return -EINVAL;
-	spin_lock_bh(&tp->lock);
-	hw_engine_set_reorder_recovery(tp->eng, val);
-	spin_unlock_bh(&tp->lock);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_recovery_fops, innova_tls_recovery_get,
-			 innova_tls_recovery_set, "%llu\n");
-
-static int innova_tls_ack_check_get(void *data, u64 *val)
-{
-	struct innova_tls_port *tp = data;
-
-	spin_lock_bh(&tp->lock);
-	*val = hw_engine_ack_check(tp->eng);
-	spin_unlock_bh(&tp->lock);
-	return 0;
-}
-
+INNOVA_TLS_ENGINE_SWITCH(recovery, hw_engine_reorder_recovery,
+			 hw_engine_set_reorder_recovery);
 /* 0: frames TCP drops for their ACK reach the framing (tests only). */
-static int innova_tls_ack_check_set(void *data, u64 val)
-{
-	struct innova_tls_port *tp = data;
-
-	if (val > 1)
-		return -EINVAL;
-	spin_lock_bh(&tp->lock);
-	hw_engine_set_ack_check(tp->eng, val);
-	spin_unlock_bh(&tp->lock);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_ack_check_fops, innova_tls_ack_check_get,
-			 innova_tls_ack_check_set, "%llu\n");
-
-static int innova_tls_window_check_get(void *data, u64 *val)
-{
-	struct innova_tls_port *tp = data;
-
-	spin_lock_bh(&tp->lock);
-	*val = hw_engine_window_check(tp->eng);
-	spin_unlock_bh(&tp->lock);
-	return 0;
-}
-
+INNOVA_TLS_ENGINE_SWITCH(ack_check, hw_engine_ack_check,
+			 hw_engine_set_ack_check);
 /* 0: frames beyond the advertised window may move the stream (tests). */
-static int innova_tls_window_check_set(void *data, u64 val)
-{
-	struct innova_tls_port *tp = data;
-
-	if (val > 1)
-		return -EINVAL;
-	spin_lock_bh(&tp->lock);
-	hw_engine_set_window_check(tp->eng, val);
-	spin_unlock_bh(&tp->lock);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_window_check_fops,
-			 innova_tls_window_check_get,
-			 innova_tls_window_check_set, "%llu\n");
+INNOVA_TLS_ENGINE_SWITCH(window_check, hw_engine_window_check,
+			 hw_engine_set_window_check);
 
 static int innova_tls_crypto_fail_get(void *data, u64 *val)
 {
