@@ -980,7 +980,8 @@ static void stream_gap(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq)
 	u32 gap = seq - f->exp_seq;
 
 	/*
-	 * Unconfirmed until new data follows (rearm_watch()).  A jump on top
+	 * Unconfirmed until a record after it verifies (record_end()); old
+	 * frames in a row take it back (rearm_watch()).  A jump on top
 	 * of an unconfirmed one (or of a re-anchor) keeps the frontier from
 	 * before the first: the old data that takes it back goes there.
 	 */
@@ -1042,8 +1043,8 @@ static void stream_gap(struct hw_rx_ctx *cx, struct hw_flow *f, u32 seq)
 }
 
 /*
- * Wholly old frame while a forward jump is unconfirmed (no new data since
- * it).  HW_REARM_OLD_FRAMES of them in a row: the stream is really at the
+ * Wholly old frame while a forward jump is unconfirmed (no record verified
+ * since it).  HW_REARM_OLD_FRAMES of them in a row: the stream is really at the
  * old data's frontier, so go back there and look for a record boundary
  * (resync) instead of waiting for the stream to pass the bogus position.
  * The frontier only grows by old data that continues it: a stray frame

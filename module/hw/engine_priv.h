@@ -186,9 +186,9 @@ struct hw_reorder {
 /* Forward jumps of the stream: bound, and taking back one that was not data. */
 struct hw_jump_watch {
 	u32 max_ahead;		/* largest forward jump followed, bytes */
-	bool pending;		/* no new data since the last forward gap */
-	u8 old_run;		/* wholly old frames since then */
-	u32 old_hi;		/* highest end of that old data */
+	bool pending;		/* no record verified since a forward gap */
+	u8 old_run;		/* wholly old frames in a row since then */
+	u32 old_hi;		/* old data's frontier (contiguous end) */
 };
 
 /* Frames beyond max_ahead: a contiguous run of them moves the stream. */
