@@ -1478,13 +1478,9 @@ static const struct frame_cfg flow_fc = {
  */
 static void host_ack(struct run *ru)
 {
-	struct frame_cfg rc = flow_fc;
+	struct frame_cfg rc = frame_cfg_reverse(&flow_fc);
 	u32 fl;
 
-	memcpy(rc.saddr, flow_fc.daddr, sizeof(rc.saddr));
-	memcpy(rc.daddr, flow_fc.saddr, sizeof(rc.daddr));
-	rc.sport = flow_fc.dport;
-	rc.dport = flow_fc.sport;
 	fl = frame_build(ru->frame, &rc, RCV_SND_NXT, 0x10, NULL, 0);
 	hw_put_be32(ru->frame + 14 + 20 + 8, ru->x->s.isn + ru->rcv_nxt);
 	hw_put_be16(ru->frame + 14 + 20 + 14, RCV_WND >> RCV_WSCALE);

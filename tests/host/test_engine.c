@@ -1637,14 +1637,10 @@ static void test_anchor_and_far_run(void)
 /* the host transmits on the flow's reverse direction: seq .. seq + len */
 static void ro_host_tx(struct ro_t *t, u32 seq, u32 len)
 {
-	struct frame_cfg rc = t->fc;
+	struct frame_cfg rc = frame_cfg_reverse(&t->fc);
 	u8 pl[64] = { 0 };
 	u32 fl;
 
-	memcpy(rc.saddr, t->fc.daddr, sizeof(rc.saddr));
-	memcpy(rc.daddr, t->fc.saddr, sizeof(rc.daddr));
-	rc.sport = t->fc.dport;
-	rc.dport = t->fc.sport;
 	fl = frame_build(t->fr, &rc, seq, 0x18, pl, len);
 	hw_engine_tx(t->eng, t->fr, fl);
 }
@@ -1799,13 +1795,9 @@ static void test_ack_check(void)
 /* the host's ACK of ack advertising win (scaled), flags as given */
 static void ro_host_ack(struct ro_t *t, u32 ack, u16 win, u8 flags)
 {
-	struct frame_cfg rc = t->fc;
+	struct frame_cfg rc = frame_cfg_reverse(&t->fc);
 	u32 fl, l4 = frame_hdr_len(&t->fc) - 20;
 
-	memcpy(rc.saddr, t->fc.daddr, sizeof(rc.saddr));
-	memcpy(rc.daddr, t->fc.saddr, sizeof(rc.daddr));
-	rc.sport = t->fc.dport;
-	rc.dport = t->fc.sport;
 	fl = frame_build(t->fr, &rc, 0x11223344, flags, NULL, 0);
 	hw_put_be32(t->fr + l4 + 8, ack);
 	hw_put_be16(t->fr + l4 + 14, win);

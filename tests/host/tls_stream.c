@@ -363,6 +363,17 @@ u32 frame_hdr_len(const struct frame_cfg *fc)
 	       (fc->tsopt ? 32 : 20);
 }
 
+struct frame_cfg frame_cfg_reverse(const struct frame_cfg *fc)
+{
+	struct frame_cfg rc = *fc;
+
+	memcpy(rc.saddr, fc->daddr, sizeof(rc.saddr));
+	memcpy(rc.daddr, fc->saddr, sizeof(rc.daddr));
+	rc.sport = fc->dport;
+	rc.dport = fc->sport;
+	return rc;
+}
+
 void frame_tuple(const struct frame_cfg *fc, struct hw_flow_tuple *t)
 {
 	memset(t, 0, sizeof(*t));

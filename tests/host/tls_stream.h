@@ -121,6 +121,8 @@ u32 frame_build(u8 *buf, const struct frame_cfg *fc, u32 seq, u8 flags,
 /* recompute the TCP checksum of a frame built by frame_build */
 void frame_fix_csum(u8 *buf, u32 len);
 void frame_tuple(const struct frame_cfg *fc, struct hw_flow_tuple *t);
+/* the reverse direction of fc (the host's transmissions on that flow) */
+struct frame_cfg frame_cfg_reverse(const struct frame_cfg *fc);
 /* payload offset of a frame built with fc */
 u32 frame_hdr_len(const struct frame_cfg *fc);
 
