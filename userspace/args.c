@@ -132,6 +132,13 @@ void print_usage(FILE *f)
 "                     \"key_updates_sent\",\"key_update_tx\",\"key_update_note\"\n"
 "  --sport PORT       bind the client socket to local PORT (SO_REUSEADDR) before\n"
 "                     connecting, e.g. to reconnect on the same 4-tuple; --flows 1\n"
+"  --pause-at B[,B..] (--flows 1) before the first data record that starts at or\n"
+"                     after payload byte B, stop sending until SIGUSR1 (resume) or\n"
+"                     SIGUSR2 (resume, skip the later pauses); says \"send: paused at\n"
+"                     byte B (record N)\" on stderr even with --quiet. The stream then\n"
+"                     stands at a record boundary, e.g. for a test to inject there.\n"
+"                     --timeout bounds the run, pauses included. Up to 16, ascending,\n"
+"                     k/M/G allowed\n"
 "\n"
 "Output: one JSON line on stdout at exit ({\"role\":...,\"ok\":...,\"tls_stat\":{delta of\n"
 "/proc/net/tls_stat} or null,...,\"error\":null|\"...\"}); with --malformed also\n"
@@ -227,6 +234,22 @@ static int parse_ccs_list(const char *s, struct options *o)
 		o->ccs_at[o->n_ccs_at++] = k;
 	}
 	return o->n_ccs_at ? 0 : -1;
+}
+
+/* --pause-at K[,K..]: payload byte offsets, strictly ascending, size suffixes allowed */
+static int parse_pause_list(const char *s, struct options *o)
+{
+	char tmp[1024], *save = NULL;
+	uint64_t k;
+
+	snprintf(tmp, sizeof(tmp), "%s", s);
+	for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->n_pause_at >= MAX_PAUSES || parse_size(tok, &k) ||
+		    (o->n_pause_at && k <= o->pause_at[o->n_pause_at - 1]))
+			return -1;
+		o->pause_at[o->n_pause_at++] = k;
+	}
+	return o->n_pause_at ? 0 : -1;
 }
 
 /* --key-update N | random:MIN-MAX | burst:K/N, every number of records in 1..20000 */
@@ -328,7 +351,7 @@ static int bad_expect_error(const char *s)
 enum { OPT_LISTEN = 256, OPT_CONNECT, OPT_CIPHER, OPT_RXMODE, OPT_TXMODE, OPT_RECSIZE, OPT_BYTES,
        OPT_SEED, OPT_FLOWS, OPT_TIMEOUT, OPT_QUIET, OPT_CCS, OPT_CORRUPT, OPT_RXDELAY,
        OPT_MALFORMED, OPT_EXPECTERR, OPT_SPORT, OPT_READDELAY, OPT_TLS13, OPT_SEEDKEYS,
-       OPT_KEYUPDATE, OPT_KU_WRONG, OPT_KU_LAZY };
+       OPT_KEYUPDATE, OPT_KU_WRONG, OPT_KU_LAZY, OPT_PAUSE };
 
 int parse_args(int argc, char **argv, struct options *o)
 {
@@ -352,6 +375,7 @@ int parse_args(int argc, char **argv, struct options *o)
 		{ "expect-error", required_argument, NULL, OPT_EXPECTERR },
 		{ "malformed", required_argument, NULL, OPT_MALFORMED },
 		{ "sport", required_argument, NULL, OPT_SPORT },
+		{ "pause-at", required_argument, NULL, OPT_PAUSE },
 		{ "key-update", required_argument, NULL, OPT_KEYUPDATE },
 		{ "key-update-wrong-key", required_argument, NULL, OPT_KU_WRONG },
 		{ "key-update-lazy", no_argument, NULL, OPT_KU_LAZY },
@@ -463,6 +487,10 @@ int parse_args(int argc, char **argv, struct options *o)
 			if (parse_ccs_list(optarg, o))
 				return usage_error("bad --ccs-at '%s' (K[,K...], K >= 1)", optarg);
 			break;
+		case OPT_PAUSE:
+			if (parse_pause_list(optarg, o))
+				return usage_error("bad --pause-at '%s' (B[,B...] ascending byte offsets, at most 16)", optarg);
+			break;
 		case OPT_RXDELAY:
 			if (parse_u64(optarg, &v) || v > 60000)
 				return usage_error("bad --rx-delay '%s' (0..60000 ms)", optarg);
@@ -535,9 +563,11 @@ int parse_args(int argc, char **argv, struct options *o)
 			return usage_error("%s", err);
 	}
 	if (o->role == ROLE_RECV && (tx_set || rec_set || o->n_ccs_at || o->corrupt_at >= 0 ||
-				     o->malformed || o->sport))
-		return usage_error("%s", "--tx-mode/--record-size/--ccs-at/--corrupt-at/--malformed/--sport "
-				   "are send options");
+				     o->malformed || o->sport || o->n_pause_at))
+		return usage_error("%s", "--tx-mode/--record-size/--ccs-at/--corrupt-at/--malformed/--sport/"
+				   "--pause-at are send options");
+	if (o->n_pause_at && o->flows > 1)
+		return usage_error("%s", "--pause-at needs --flows 1 (one stream to hold)");
 	if (o->role == ROLE_SEND && (rx_set || o->rx_delay_ms || read_delay_set || o->expect_errno))
 		return usage_error("%s", "--rx-mode/--rx-delay/--read-delay-us/--expect-error are recv options");
 	if (o->rx_delay_ms && o->rx_mode != RX_MANUAL && o->rx_mode != RX_SIM)
@@ -580,9 +610,10 @@ int parse_args(int argc, char **argv, struct options *o)
 		if (o->role == ROLE_SEND && o->tx_mode == TX_USER)
 			return usage_error("%s", "--seed-keys needs --tx-mode ktls or sim (there is no OpenSSL "
 					   "session for tx-mode user)");
-		if (o->n_ccs_at || o->malformed || o->sport || o->rx_delay_ms || read_delay_set || o->expect_errno)
-			return usage_error("%s", "--ccs-at/--malformed/--sport/--rx-delay/--read-delay-us/--expect-error "
-					   "are not supported with --seed-keys");
+		if (o->n_ccs_at || o->malformed || o->sport || o->rx_delay_ms || read_delay_set || o->expect_errno ||
+		    o->n_pause_at)
+			return usage_error("%s", "--ccs-at/--malformed/--sport/--rx-delay/--read-delay-us/--expect-error/"
+					   "--pause-at are not supported with --seed-keys");
 	}
 	return 0;
 }

@@ -28,6 +28,7 @@
 #define MAX_FLOWS       1024
 #define SEED_MAX_FLOWS  16384   /* --flows limit with --seed-keys */
 #define MAX_CCS_MARKS   64
+#define MAX_PAUSES      16
 #define ERRBUF_LEN      512
 
 /* TLS record content types (RFC 5246 §6.2.1). */
@@ -177,6 +178,8 @@ struct options {
 	int expect_errno;              /* 0: any error fails the run */
 	/* send */
 	uint16_t sport;                /* local port to bind, 0 = ephemeral */
+	uint64_t pause_at[MAX_PAUSES]; /* --pause-at: payload offsets, ascending */
+	unsigned n_pause_at;
 	enum malformed_kind malformed;
 	uint64_t malformed_at;         /* 1-based data record it replaces */
 	/* send --key-update (TLS 1.3): every N records, random MIN-MAX, or bursts of K every N */

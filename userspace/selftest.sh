@@ -472,6 +472,56 @@ INNOVA_TLS_STAT=$TMP/tls_stat pair "tls_stat delta object from the per-netns fil
 	'"tls_stat":\{"TlsCurrTxSw":0,"TlsRxDevice":0,"TlsDecryptError":0\},"error":null\}$'
 json_valid "report lines are valid JSON"
 
+# --- --pause-at: the stream stops at a record boundary until SIGUSR1/SIGUSR2 ---
+usage_case "--pause-at not ascending" send --connect 127.0.0.1:1 --pause-at 2k,1k
+usage_case "--pause-at with --flows 2" send --connect 127.0.0.1:1 --pause-at 1k --flows 2
+usage_case "--pause-at on recv" recv --listen 127.0.0.1:1 --pause-at 1k
+usage_case "--pause-at with --seed-keys" send --connect 127.0.0.1:1 --seed-keys 1 --pause-at 1k
+# pause_pair NAME SIGNALS...: 300k of 1000-byte records, pauses at 100000
+# (a record boundary) and 150500 (inside record 151: held at 151000); one
+# signal per pause line seen; the receiver verifies every byte
+pause_pair() {
+	local name=$1 rp sp rr sr lines=0 want t
+	shift
+	PORT=$((PORT + 1))
+	"$BIN" recv --listen "$HOST:$PORT" --timeout 30 --quiet --rx-mode sim --bytes 300000 >"$TMP/r.json" 2>"$TMP/r.err" &
+	rp=$!
+	"$BIN" send --connect "$HOST:$PORT" --timeout 30 --quiet --tx-mode sim --bytes 300000 --record-size 1000 \
+		--pause-at 100000,150500 >"$TMP/s.json" 2>"$TMP/s.err" &
+	sp=$!
+	for sig in "$@"; do
+		want=$((lines + 1)) t=0
+		while [ "$(grep -c 'paused at' "$TMP/s.err")" -lt $want ] && [ $t -lt 200 ]; do sleep 0.05; t=$((t + 1)); done
+		lines=$(grep -c 'paused at' "$TMP/s.err")
+		# held: nothing more arrives while paused (the receiver is idle)
+		sleep 0.2
+		kill -"$sig" $sp 2>/dev/null
+	done
+	wait $sp; sr=$?
+	wait $rp; rr=$?
+	if [ $sr != 0 ] || [ $rr != 0 ] || ! grep -q '"ok":true,"flows":1,"bytes":300000,' "$TMP/r.json"; then
+		not_ok "$name" "send rc=$sr recv rc=$rr" "$(cat "$TMP/r.json")" "$(cat "$TMP/s.err")"
+	elif [ "$(grep 'paused at' "$TMP/s.err" | tr '\n' '|')" != "$PAUSE_WANT" ]; then
+		not_ok "$name" "pause lines: $(grep 'paused at' "$TMP/s.err" | tr '\n' '|') want $PAUSE_WANT"
+	else
+		ok "$name"
+	fi
+}
+PAUSE_WANT='send: paused at byte 100000 after 100 records; SIGUSR1 resumes|send: paused at byte 151000 after 151 records; SIGUSR1 resumes|'
+pause_pair "--pause-at: two pauses at record boundaries, each resumed by SIGUSR1, every byte verified" USR1 USR1
+PAUSE_WANT='send: paused at byte 100000 after 100 records; SIGUSR1 resumes|'
+pause_pair "--pause-at: SIGUSR2 resumes and skips the later pauses" USR2
+# without a signal the run's --timeout ends the pause
+PORT=$((PORT + 1))
+"$BIN" recv --listen "$HOST:$PORT" --timeout 4 --quiet --rx-mode sim >"$TMP/r.json" 2>/dev/null &
+rp=$!
+"$BIN" send --connect "$HOST:$PORT" --timeout 2 --quiet --tx-mode sim --bytes 100k --pause-at 10k >"$TMP/s.json" 2>"$TMP/s.err"
+sr=$?
+wait $rp
+if [ $sr = 3 ] && grep -q '"ok":false.*timeout' "$TMP/s.json" && grep -q 'paused at byte 16384 after 1 records' "$TMP/s.err"; then
+	ok "--pause-at with no signal: the run's --timeout ends it (exit 3)"
+else not_ok "--pause-at with no signal: the run's --timeout ends it (exit 3)" "rc=$sr $(cat "$TMP/s.json") $(cat "$TMP/s.err")"; fi
+
 # --- timeout: nothing connects ---
 PORT=$((PORT + 1))
 start=$(date +%s)

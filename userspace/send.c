@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -33,6 +34,36 @@ struct tx_flow {
 
 /* Why tx-mode ktls sends with SSL_write under --key-update (NULL: it does not). */
 static const char *ktls_ku_fallback;
+
+/* --pause-at: SIGUSR1 resumes one pause, SIGUSR2 resumes and skips the rest. */
+static volatile sig_atomic_t pause_resumes, pause_skip;
+
+static void pause_signal(int sig)
+{
+	if (sig == SIGUSR2)
+		pause_skip = 1;
+	pause_resumes++;
+}
+
+/*
+ * Hold the stream before the record at payload offset off: every record
+ * written so far is whole, so TCP's stream ends at a record boundary once it
+ * drains. The run's --timeout watchdog bounds the wait.
+ */
+static void pause_stream(const struct tx_flow *f, uint64_t off)
+{
+	sig_atomic_t base = pause_resumes;
+
+	if (pause_skip)
+		return;
+	fprintf(stderr, "send: paused at byte %llu after %llu records; SIGUSR1 resumes\n",
+		(unsigned long long)off, (unsigned long long)f->records);
+	while (pause_resumes == base) {
+		const struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&tick, NULL);
+	}
+}
 
 /* 0, or -errno with err filled. */
 static int write_all(int fd, const uint8_t *p, size_t len, int flags, char *err, size_t errlen)
@@ -301,6 +332,7 @@ static void *tx_flow_main(void *arg)
 	const struct options *o = f->o;
 	uint8_t *buf = malloc(MAX_RECORD), *wire = malloc(MAX_RECORD + 64);
 	uint64_t rng = o->seed ^ (0xa5a5a5a5ULL * (f->index + 1)), off = 0;
+	unsigned next_pause = 0;
 	struct seq_tracker tracker;
 	struct record_keys keys;
 	struct ku_sched ku;
@@ -342,6 +374,12 @@ static void *tx_flow_main(void *arg)
 	}
 	while (off < o->bytes || malformed_due(f)) {
 		uint64_t len = o->rec_min;
+
+		if (next_pause < o->n_pause_at && off >= o->pause_at[next_pause] && off < o->bytes) {
+			while (next_pause < o->n_pause_at && off >= o->pause_at[next_pause])
+				next_pause++;
+			pause_stream(f, off);
+		}
 
 		if (o->rec_max > o->rec_min)
 			len += splitmix64(&rng) % (o->rec_max - o->rec_min + 1);
@@ -441,6 +479,13 @@ int run_send(const struct options *o)
 	res.ku_tx = !res.ku_send ? NULL : ktls_ku_fallback ? "user" : tx_mode_names[o->tx_mode];
 	res.ku_note = ktls_ku_fallback;
 	res.ktls = o->tx_mode == TX_KTLS && !ktls_ku_fallback;
+	if (o->n_pause_at) {
+		struct sigaction sa = { .sa_handler = pause_signal, .sa_flags = SA_RESTART };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
+		sigaction(SIGUSR2, &sa, NULL);
+	}
 	watchdog_start(&res, o->timeout_sec);
 	if (!flows) {
 		snprintf(err, sizeof(err), "out of memory");

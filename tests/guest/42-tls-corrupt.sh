@@ -18,7 +18,16 @@ expect_delta bad rx_tls_bad_csum -gt 0 "engine counted no bad checksum"
 
 set_cable fixcsum=1 corrupt=20000
 snap fixed
-tls_run $IP4_B "--rx-mode manual --bytes 8M" "--tx-mode ktls --bytes 8M"
+# The cable corrupts every kind of frame, so now and then a handshake
+# frame: OpenSSL then fails the handshake ("cipher operation failed"),
+# before kTLS exists, and the run says nothing about the record path.
+# Such a run (CI saw one on the 6.12-tls13 lane) is logged and the
+# transfer started again.
+for try in 1 2 3; do
+	tls_run $IP4_B "--rx-mode manual --bytes 8M" "--tx-mode ktls --bytes 8M"
+	case "$(jr .error)" in *"TLS handshake"*) ;; *) break ;; esac
+	log "try $try: the corruption hit the handshake ($(jr .error)): again"
+done
 [ "$RRC" != 0 ] || die "receiver accepted a stream with corrupted records"
 [ "$(jr .bad_offset)" = null ] || die "receiver saw a WRONG BYTE at $(jr .bad_offset)"
 err=$(jr .error)

@@ -48,15 +48,11 @@ for run in $runs; do
 	share=$(device_share $run) nic=$(nic_share $run)
 	log "$run: sync lost $(delta $run rx_tls_sync_lost), requests $req (skipped $(delta $run rx_tls_resync_req_skip)), async ends $end, core resyncs $core, applied $ok, device share $share/10000, NIC share $nic/10000 (records $(jr .records), followed awaiting the kernel $(delta $run rx_tls_records_followed), touched by a hole $(delta $run rx_tls_records_unauth), decrypted $(delta $run rx_tls_records_decrypted))"
 	expect_cable $run.A drop=20000
-	# lost syncs per 1000 drops, measured on 6.1 (8 MiB, 113 drops):
-	# driver_req 115, core_next_hint 79, driver_req_async 17 (2 lost:
-	# the async answer came back before the next header loss); floors
-	# at about a third, async at the minimum (2: install alone loses
-	# it once)
-	case $mode in
-	driver_req) lostmin=40 ;; core_next_hint) lostmin=30 ;; *) lostmin=0 ;;
-	esac
-	expect_sync_lost $run $run.A $lostmin
+	# every drop is a hole the NIC accounts for (lost sync or an untagged
+	# record); a floor on lost syncs alone (40 per 1000 drops) failed on
+	# CI with 3 header hits in 113 drops: where drops fall is the sender's
+	# segmentation, not the NIC
+	expect_holes_seen $run $run.A 500
 	expect_delta $run rx_tls_reorder_recovered -eq 0 "$run: late-frame recovery while off"
 	# Through the core: the core called tls_dev_resync, the NIC took it
 	# (applied at once, or remembered as a hint for a header it had not
@@ -105,7 +101,9 @@ repl=$(delta lag rx_tls_resync_async_replaced)
 log "async, lagging receiver: starts $req, ends $end, consumed by the core $core, replaced as stale $repl, queries held back $skip, device share $(device_share lag)/10000, NIC share $(nic_share lag)/10000"
 [ "$req" -gt 0 ] && [ "$core" -gt 0 ] || die "lagging receiver: no async resync through the core"
 expect_cable lag.A drop=20000
-expect_sync_lost lag lag.A 40	# measured 104 per 1000 drops on 6.1
+# (the lagging receiver keeps sync lost longer, so fewer holes land in
+# sync: 639 and 745 per 1000 drops measured on 6.1 and the lane)
+expect_holes_seen lag lag.A 400
 expect_delta lag rx_tls_resync_req_skip -gt 0 "lagging receiver: no query was held back (test too weak)"
 nic=$(nic_share lag)
 [ "$nic" -ge ${MIN_NIC_SHARE:-8000} ] || die "lagging receiver: NIC share $nic/10000 too low"

@@ -16,29 +16,46 @@
 # (debugfs tls_ack_check 0) exercises the checks behind it: the genuine
 # copy of the prefix differs, the framing is dropped and resynced.
 #
-# How the boundary is found: records of MSS wire bytes (one per segment),
-# the sender's qdisc plugged (sch_plug) so the stream stops; the last
-# segment that left says where the stream stands, and debugfs tls_flows
-# says the engine is in sync there with a record starting at it
-# (record_seq == expected_seq). innova-inject bypasses the qdisc. With
-# offload off the same injection is the positive control: TCP drops it and
-# software kTLS never sees it.
+# How the boundary is found: the sender holds its stream before a record
+# (innova-tls send --pause-at), so once TCP drains, the stream ends at a
+# record boundary whatever the segmentation (a window-limited segment
+# shifts every later cut off the record grid, which a plug-and-peek at a
+# random point could not rule out: CI once saw no whole record at the top
+# in 8 tries). innova-inject peek watches the flow until the sender says it
+# paused and 5 s pass with no data: its last data segment gives the top,
+# ACK and timestamps; debugfs tls_flows must show the engine in sync there
+# with a record starting at it (record_seq == expected_seq). Else the next
+# pause point is tried. With offload off the same injection is the
+# positive control: TCP drops it and software kTLS never sees it.
 setup_pair
 INJ=innova-inject
 # MSS = MTU - 20 (IPv4) - 20 (TCP) - 12 (timestamps); a record's wire size
-# is its payload + 29 (5 header, 8 nonce, 16 tag): one record fills a segment
+# is its payload + 29 (5 header, 8 nonce, 16 tag): one record per segment
+# while the window allows, so the NIC share counts whole records
 MSS=$(( $(ip netns exec A cat /sys/class/net/innova0/mtu) - 52 ))
 REC=$((MSS - 29))
-# ~11800 records: the stream still runs on the wire when the plug comes
-# (3 MiB was over in about 3 s under TCG, before the first try; with 8 MiB
-# the receive buffer, up to 6 MiB, once took the rest of the stream before
-# the second try on a loaded machine, and seven peeks saw no segment), and
-# enough records for the NIC share to mean something
+# enough records for the NIC share to mean something, and six pause points
 BYTES=${BYTES:-16777216}
-ip netns exec A tc qdisc replace dev innova0 root plug limit 33554432 || die "tc plug qdisc"
-plug() { ip netns exec A tc qdisc change dev innova0 root plug "$1" || die "plug $1"; }
-plug release_indefinite
-rx_over() { [ "$(delta "$1" rx_bytes)" -gt "$2" ]; }
+PAUSES=2M,4M,6M,8M,10M,12M
+paused() { [ "$(grep -c 'paused at' /tmp/send.err)" -ge "$1" ]; }
+
+# peek_top N: watch the flow's data segments until the sender paused for
+# the N-th time and the stream stayed idle 5 s; /tmp/peek.out then holds
+# the last segment seen (the top). Dies if that never happens in 120 s.
+peek_top() {
+	_pt_end=$(( $(date +%s) + 120 )) _pt_have=
+	while [ "$(date +%s)" -lt $_pt_end ]; do
+		ip netns exec A $INJ peek --dev innova0 --src $IP4_A --dst $IP4_B:$TLS_PORT --data --idle 1500 --timeout 5 > /tmp/peek.new
+		_pt_rc=$?
+		case $_pt_rc in
+		0) mv /tmp/peek.new /tmp/peek.out; _pt_have=1 ;;
+		3) [ -n "$_pt_have" ] && paused "$1" && return 0 ;;
+		*) die "innova-inject peek failed ($_pt_rc): $(cat /tmp/peek.new)" ;;
+		esac
+		kill -0 $TLS_SPID 2>/dev/null || die "the sender exited before its pause $1: $(cat /tmp/send.json)"
+	done
+	die "pause $1: the sender did not pause and drain within 120 s (pauses seen: $(grep -c 'paused at' /tmp/send.err))"
+}
 
 # forge NAME on|off [ACK_CHECK]: one transfer with the forged segment mid-stream
 forge() {
@@ -46,48 +63,26 @@ forge() {
 	set_knob "$PORT_B/tls_ack_check" "${3:-1}"
 	ip netns exec B ethtool -K innova1 tls-hw-rx-offload "$offload" || die "ethtool -K tls-hw-rx-offload $offload"
 	snap "$name"
-	tls_start $IP4_B "--rx-mode manual --bytes $BYTES" "--tx-mode ktls --bytes $BYTES --record-size $REC"
-	wait_until 60 rx_over "$name" 300000 || die "$name: transfer did not start"
+	tls_start $IP4_B "--rx-mode manual --bytes $BYTES --timeout 600" \
+		"--tx-mode ktls --bytes $BYTES --record-size $REC --pause-at $PAUSES --timeout 600"
 	try=0 found=
-	while [ $try -lt 8 ]; do
+	while [ $try -lt 6 ]; do
 		try=$((try + 1))
-		# the segments that leave before the plug holds the rest
-		ip netns exec A $INJ peek --dev innova0 --src $IP4_A --dst $IP4_B:$TLS_PORT --data --idle 1000 --timeout 20 > /tmp/peek.out &
-		ppid=$!
-		sleep 0.3
-		plug block
-		# exit 3: the peek saw no data segment before the plug (on a
-		# loaded machine it may start capturing after 0.3 s): another try
-		wait $ppid
-		prc=$?
-		if [ $prc = 3 ]; then
-			log "$name: try $try: the peek saw no data segment, again"
-			plug release_indefinite
-			sleep 0.5
-			continue
-		fi
-		[ $prc = 0 ] || die "$name: innova-inject peek failed ($prc): $(cat /tmp/peek.out)"
+		peek_top $try
 		eval "$(cat /tmp/peek.out)"
-		# offload off is TCP's control: any segment at the top will do (a
-		# receiver decrypting in software under TCG is slow, its window
-		# leaves TCP's segments off the record grid: CI once saw no
-		# whole record at the top in 8 tries)
-		if [ "$offload" = off ] && [ "$((seq + len))" = "$max_end" ]; then
-			found=1; break
-		fi
-		# the last one to leave was a whole record, ending at the top
-		if [ "$len" = "$MSS" ] && [ "$((seq + len))" = "$max_end" ]; then
+		log "$name: try $try: $(grep 'paused at' /tmp/send.err | tail -1); last segment $seq+$len, top $max_end"
+		# offload off is TCP's control: the segment at the top will do
+		if [ "$offload" = off ]; then
+			[ "$((seq + len))" = "$max_end" ] && { found=1; break; }
+		else
 			h=$(flows_b | awk 'NR == 1 { print $1 }')
 			st=$(flow_field "$h" 5) exp=$(flow_field "$h" 6) recs=$(flow_field "$h" 7)
-			log "$name: try $try: stream at $max_end, engine $st expected_seq $exp record_seq $recs"
+			log "$name: try $try: engine $st expected_seq $exp record_seq $recs"
 			[ "$st" = sync ] && [ "$exp" = "$max_end" ] && [ "$recs" = "$exp" ] && { found=1; break; }
-		else
-			log "$name: try $try: last segment $seq+$len (top $max_end) is not a whole record"
 		fi
-		plug release_indefinite
-		sleep 0.5
+		kill -USR1 $TLS_SPID || die "$name: resume the sender"
 	done
-	[ -n "$found" ] || die "$name: no record boundary with the stream held in $try tries"
+	[ -n "$found" ] || die "$name: no record boundary with the stream held in $try pauses"
 	# an ACK 2^30 beyond what the sender acknowledged: data the receiver
 	# never sent; the sender's last timestamps keep PAWS out of it
 	fack=$(( (ack + 1073741824) % 4294967296 ))
@@ -103,7 +98,8 @@ forge() {
 	log "$name: injected at $max_end ($out), ack $fack; TCP dropped $dropped segment(s) for their ACK"
 	[ "$offload" = on ] && log "$name: engine after the injection: $(flows_b | head -1)"
 	[ "$dropped" -ge 1 ] || die "$name: TCP did not drop the forged segment for its ACK (the test needs a segment TCP rejects)"
-	plug release_indefinite
+	# resume, and no more pauses
+	kill -USR2 $TLS_SPID || die "$name: resume the sender"
 	tls_wait
 	# what software kTLS would give: every byte, verified, no error
 	[ "$(jr .error_errno)" = null ] || [ "$(jr .error_errno)" = "" ] ||
@@ -145,4 +141,3 @@ expect_delta nocheck rx_tls_hdr_conflict -ge 1 "the genuine copy of the forged h
 # test 48's single mid-transfer faults, on the records the NIC could act on.
 [ "$nic" -ge 9500 ] || die "offload did not recover after the forged header: NIC share $nic/10000"
 set_knob "$PORT_B/tls_ack_check" 1
-ip netns exec A tc qdisc replace dev innova0 root pfifo limit 20000
