@@ -146,14 +146,26 @@ for d in $(ls -1dt "$cache/$NAME-kernel-"* 2>/dev/null); do
 		{ from=$d; break; }
 done
 
-# apply_series DIR SRC [-R]: every patch of DIR/series onto SRC, in order
-# (reversed, last first, with -R); stops at the first that does not apply.
-apply_series() {
-	local pdir=$1 src=$2 rev=${3:-} list=() p out i
+# series_list DIR: the patch names of DIR/series, one per line
+series_list() {
+	local p
 	while read -r p _; do
 		case $p in ''|'#'*) continue ;; esac
-		list+=("$p")
-	done < "$pdir/series"
+		echo "$p"
+	done < "$1/series"
+}
+# same_change A B: two patch files change the tree alike (their diffs are
+# equal; the mail headers, subject numbering included, may differ)
+same_change() {
+	cmp -s <(sed -n '/^diff --git /,$p' "$1") <(sed -n '/^diff --git /,$p' "$2")
+}
+# apply_series DIR SRC [-R [SKIP]]: the patches of DIR/series onto SRC, in
+# order (reversed, last first, with -R), all but the first SKIP; stops at
+# the first that does not apply.
+apply_series() {
+	local pdir=$1 src=$2 rev=${3:-} skip=${4:-0} list=() p out i
+	mapfile -t list < <(series_list "$pdir")
+	list=("${list[@]:$skip}")
 	[ ${#list[@]} -gt 0 ] || return 0
 	for ((i = 0; i < ${#list[@]}; i++)); do
 		p=${list[$i]}
@@ -169,12 +181,21 @@ apply_series() {
 }
 
 rm -rf "$dir"
+# keep: how many leading patches the old tree already has, unchanged (a
+# patch reversed and applied again would touch its files, and make would
+# rebuild all that includes them: with a uapi header, most of the kernel)
+keep=0
 if [ -n "$from" ]; then
 	echo ">>> $NAME kernel: only the patches changed; starting from $from"
 	cp -a "$from" "$dir.tmp"
 	rm -f "$dir.tmp/.complete"
 	mv "$dir.tmp" "$dir"
-	apply_series "$dir/patches" "$dir/src" -R || { rm -rf "$dir"; exit 1; }
+	mapfile -t old_list < <(series_list "$dir/patches")
+	for ((keep = 0; keep < ${#old_list[@]} && keep < ${#patches[@]}; keep++)); do
+		same_change "$dir/patches/${old_list[$keep]}" "${patches[$keep]}" || break
+	done
+	echo ">>> $NAME kernel: the first $keep patches are unchanged; the rest of the old series is undone"
+	apply_series "$dir/patches" "$dir/src" -R "$keep" || { rm -rf "$dir"; exit 1; }
 	rm -rf "$dir/patches"
 else
 	mkdir -p "$dir"
@@ -194,7 +215,7 @@ else
 	: > "$dir/patches/series"
 	echo ">>> $NAME kernel: no patches${SERIES:+ ($SERIES: missing or empty)}"
 fi
-apply_series "$dir/patches" "$dir/src" || { rm -rf "$dir"; exit 1; }
+apply_series "$dir/patches" "$dir/src" "" "$keep" || { rm -rf "$dir"; exit 1; }
 
 src=$dir/src
 echo ">>> $NAME kernel: x86_64_defconfig + $(basename "$FRAG")"
