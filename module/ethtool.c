@@ -48,6 +48,8 @@ const char innova_tls_stat_names[][ETH_GSTRING_LEN] = {
 	[INNOVA_TLS_RESYNC_ASYNC_REPLACED] = "rx_tls_resync_async_replaced",
 	[INNOVA_TLS_RESYNC_ASYNC_CANCEL] = "rx_tls_resync_async_cancel",
 	[INNOVA_TLS_DEVICE_NS]		= "rx_tls_device_ns",
+	[INNOVA_TLS_CTX_REKEY]		= "rx_tls_ctx_rekey",
+	[INNOVA_TLS_START_SYNC]		= "rx_tls_start_sync",
 };
 
 static_assert(ARRAY_SIZE(innova_tls_stat_names) == INNOVA_TLS_STAT_NUM);

@@ -530,6 +530,11 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	*innova_tls_state(tls_get_ctx(sk)) = flow;
 	atomic_inc(&innova_objects.flows);
 	innova_tls_stat_inc(port, INNOVA_TLS_CTX);
+	/* a socket already on the device: a key update replaces its context */
+	if (tls_get_ctx(sk)->rx_conf == TLS_HW)
+		innova_tls_stat_inc(port, INNOVA_TLS_CTX_REKEY);
+	if (params.start_synced)
+		innova_tls_stat_inc(port, INNOVA_TLS_START_SYNC);
 	return 0;
 
 err_free:
