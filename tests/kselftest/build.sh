@@ -11,7 +11,9 @@
 # of it enters the repository. KSELFTEST_SRC=DIR uses an unpacked tree
 # instead (DIR/tools/testing/selftests/..., DIR/include/uapi optional).
 # tls.c is cut down at build time by filter-tls.awk (only TLS 1.2
-# AES-GCM-128/256 variants, no TLS 1.3 / rekey tests; see there why), and
+# AES-GCM-128/256 variants, no TLS 1.3 / rekey tests; see there why; on
+# the patched lane TLS 1.3 AES-GCM too and, from the lane's own tree, the
+# rekey tests), and
 # the mutliproc tests' volume is sized for TCG (below).
 # uapi: the selftest is meant to build against its own kernel's uapi
 # headers (KHDR_INCLUDES). Of those only linux/tls.h matters here (cipher
@@ -65,7 +67,13 @@ fi
 # The patched lane's kernel offloads TLS 1.3 AES-GCM: its variants stay.
 tls13=0
 case $KVER in *tls13*) tls13=1 ;; esac
-awk -v TLS13=$tls13 -f "$HERE/filter-tls.awk" "$src/$sel/net/tls.c" > "$src/$sel/net/tls_innova.c" 2> "$OUT/filter.log"
+# ... and with the series' patch 7 in its tree (KSELFTEST_SRC: run.sh
+# passes the lane's), the rekey tests of its tls.c build: they run there
+rekey=0
+if [ $tls13 = 1 ] && sed -n '/^static void tls_crypto_info_init(/,/)/p' "$src/$sel/net/tls.c" | grep -q 'char key)'; then
+	rekey=1
+fi
+awk -v TLS13=$tls13 -v REKEY=$rekey -f "$HERE/filter-tls.awk" "$src/$sel/net/tls.c" > "$src/$sel/net/tls_innova.c" 2> "$OUT/filter.log"
 # TCG sizing: test_mutliproc (the six mutliproc_* tests, per variant) moves
 # 6 MB per child, up to 72 MB per test; under TCG that takes 20-30 s over
 # veth and times out (the harness's 30 s) over Innova, about 4 of the 6

@@ -2,9 +2,11 @@
 # Innova NIC can offload on receive, at build time (the 6.1 harness has no
 # -f/-v/-t filters, and a SKIP in its fixture setup still runs the test
 # body with zeroed fds, so variants cannot be skipped at run time).
-#   awk [-v TLS13=1] -f filter-tls.awk tls.c > tls_innova.c   (dropped items on stderr)
+#   awk [-v TLS13=1] [-v REKEY=1] -f filter-tls.awk tls.c > tls_innova.c   (dropped items on stderr)
 # TLS13=1 (a kernel with the TLS 1.3 series, KVER=6.12-tls13) keeps the
-# TLS 1.3 AES-GCM-128/256 variants as well.
+# TLS 1.3 AES-GCM-128/256 variants as well; REKEY=1 (a tls.c whose
+# tls_crypto_info_init() takes a key: the lane's own tree, with the
+# series' patch 7) keeps the rekey tests.
 # The file is read as top-level chunks (a function, a fixture or variant
 # block, a declaration, with the comment right above it). Dropped:
 #  - FIXTURE_VARIANT_ADD blocks other than TLS 1.2 with AES-GCM-128/256
@@ -38,9 +40,14 @@ function body_drop(t) {
 		return ""
 	}
 	if (t ~ /(^|\n)TEST(_F)?\(/) {
+		# REKEY=1: the tree's tls_crypto_info_init() takes a key (the
+		# series' patch 7) and its kernel has TLS 1.3 KeyUpdate: the
+		# rekey tests build and run
+		if (REKEY && title(t) ~ /rekey/)
+			return ""
 		if (t ~ /TLS_1_3_VERSION/)
 			return "TLS 1.3 only / rekey"
-		if (t ~ /tls_crypto_info_init\([^;)]*,[^;)]*,[^;)]*,[^;)]*\)/)
+		if (!REKEY && t ~ /tls_crypto_info_init\([^;)]*,[^;)]*,[^;)]*,[^;)]*\)/)
 			return "4-argument tls_crypto_info_init (rekey)"
 	}
 	return ""

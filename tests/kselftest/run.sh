@@ -17,6 +17,12 @@ LOGS=${LOGS:-$BUILD/test-logs}
 mkdir -p "$LOGS"
 . "$ROOT/tests/tap.sh"
 
+# A patched lane's tls.c comes from its own tree (the series may change
+# the selftest: patch 7 lets its rekey tests build)
+lane=$(KVER=$KVER qemu-image/kver.sh --lane 2>/dev/null)
+if [ -n "$lane" ] && [ -z "${KSELFTEST_SRC:-}" ] && [ -d "$BUILD/$lane-kernel/src/tools/testing/selftests" ]; then
+	export KSELFTEST_SRC=$BUILD/$lane-kernel/src
+fi
 if ! tests/kselftest/build.sh "$KVER" "$BUILD/kselftest" > "$LOGS/kselftest-build.log" 2>&1; then
 	tail -20 "$LOGS/kselftest-build.log" | sed 's/^/# /'
 	fail_step "kselftest: build tls.c and the netns shim"
