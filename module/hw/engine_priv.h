@@ -178,6 +178,7 @@ struct hw_reorder {
 	u8 pre[HW_TLS_PREFIX];
 	u32 seq;		/* walked record: header seq */
 	u64 rn;			/* and its record number */
+	u64 rn0;		/* the record the gap hit */
 	/* a header byte came from a frame that did not fill a gap exactly */
 	bool weak;
 	struct hw_ro_gap gap[HW_RO_GAPS];

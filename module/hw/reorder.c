@@ -201,6 +201,17 @@ void hw_ro_feed(struct hw_flow *f, u32 seq, const u8 *d, u32 n, bool trusted)
 static void ro_resume(struct hw_rx_ctx *cx, struct hw_flow *f, bool sync)
 {
 	struct hw_key_slot *ks;
+	/*
+	 * 1.3: a record type is inside its ciphertext, so every record from
+	 * the one the gap hit up to the current one went by untyped (walked
+	 * over late data, or followed ahead of the gap) and may have been a
+	 * KeyUpdate that ended the key.  In sync only if the current record
+	 * is the one the gap hit and its rest is decrypted here, so that
+	 * inner_end() reads its type; otherwise the next record's tag is
+	 * checked before any frame is marked.
+	 */
+	bool typed = HW_FMT(f)->explicit_nonce ||
+		     f->rec.idx + f->rn_off == f->ro.rn0;
 
 	sync = sync && f->ro.was_sync && f->keys.cur.verified;
 	/*
@@ -212,16 +223,22 @@ static void ro_resume(struct hw_rx_ctx *cx, struct hw_flow *f, bool sync)
 	 * resync; record_end() still ends the key at a verified one.
 	 */
 	hw_ro_cancel(f);
+	f->rec.mode = HW_RM_FOLLOW;
+	f->rec.key = NULL;
+	ks = NULL;
+	if (sync && f->rec.pos && !f->rec.hole && f->rec.anchored &&
+	    f->rec.pfx_n >= hw_min_u32(f->rec.pos, HW_PFX(f))) {
+		ks = hw_select_key(cx, f, f->rec.idx + f->rn_off);
+		if (ks && !ks->verified)
+			ks = NULL;
+	}
+	/* 1.3 stays in sync only through a record whose rest is decrypted */
+	if (!HW_FMT(f)->explicit_nonce && (!typed || (f->rec.pos && !ks)))
+		sync = false;
 	hw_set_state(cx, f, sync ? HW_FS_SYNC : HW_FS_SHADOW);
 	HW_STAT_INC(cx->eng, f, reorder_recovered);
 	cx->events |= HW_EV_REORDER_RECOVERED | (sync ? HW_EV_SYNCED : 0);
-	f->rec.mode = HW_RM_FOLLOW;
-	f->rec.key = NULL;
-	if (!f->rec.pos || !sync || f->rec.hole || !f->rec.anchored ||
-	    f->rec.pfx_n < hw_min_u32(f->rec.pos, HW_PFX(f)))
-		return;
-	ks = hw_select_key(cx, f, f->rec.idx + f->rn_off);
-	if (!ks || !ks->verified || f->state != HW_FS_SYNC)
+	if (!sync || !ks)
 		return;
 	f->rec.key = ks->k;
 	f->rec.mode = HW_RM_DECNA;
@@ -248,11 +265,11 @@ static void ro_connect(struct hw_rx_ctx *cx, struct hw_flow *f, u64 idx)
 	}
 	/*
 	 * The chain itself was framed from new data that came ahead of the
-	 * gap: without TCP's ACK test in front of it, that may be an injected
-	 * copy whose headers miscount the records (1.3: a wrong keystream).
+	 * gap (without TCP's ACK test in front of it, maybe an injected copy
+	 * whose headers miscount the records): 1.2 decrypts on, its explicit
+	 * nonce numbers each record; 1.3 verifies first (ro_resume()).
 	 */
-	ro_resume(cx, f, HW_FMT(f)->explicit_nonce ||
-		  (!f->ro.weak && cx->eng->ack_check && f->snd_known));
+	ro_resume(cx, f, true);
 }
 
 /*

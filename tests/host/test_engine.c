@@ -57,12 +57,15 @@ struct scen {
 	int hold;		/* reorder like the cable: hold one frame at a
 				 * time, release it after 'hold' later frames */
 	int keymode;		/* 0 none, 1 on time, 2 late, 3 wrong+fix */
+	bool snd_known;		/* the driver gives the host's snd_nxt (the frames' ACK) */
+	bool only13;		/* TLS 1.3 only (1.2's kTLS never changes keys) */
 	bool unsynced;		/* install mid-stream, start_synced = false */
 	int mode;		/* 0 DRIVER_REQ, 1 CORE_NEXT_HINT */
 	bool no_reorder_recovery;	/* every lost sync via the kernel */
 	int lag;		/* strparser lag in records */
 	int seeds;
 	double min_cov;		/* untouched-record coverage, < 0 = none */
+	double min_cov13;	/* TLS 1.3's, if lower (0: min_cov) */
 	bool clean;		/* 100 % after the sync records */
 	bool expect_resync;	/* must get back in sync after faults */
 };
@@ -303,6 +306,11 @@ static void run_install(struct run_ctx *rc)
 	fp.start_seq = s->isn + rc->start_off;
 	fp.start_rn = s->rn0;
 	fp.start_synced = !rc->sc->unsynced;
+	if (rc->sc->snd_known) {
+		/* as the guest's driver: TCP's ACK test in the NIC is armed */
+		fp.snd_nxt = 0x11223344;	/* every frame's ACK (frame_build) */
+		fp.snd_known = true;
+	}
 	CHECK(!hw_engine_flow_add(rc->eng, &fp, &rc->handle), "flow_add");
 	rc->h_exp = s->isn + rc->start_off;
 }
@@ -798,13 +806,13 @@ static void run_scen(const struct scen *sc)
 		       (unsigned long long)af);
 	if (sc->min_cov >= 0) {
 		double cov = un ? (double)und / un : 0;
+		double min = sc->sc.tls13 && sc->min_cov13 ? sc->min_cov13 : sc->min_cov;
 
 		printf("# coverage %s: %.2f%% of records not touched by a hole "
 		       "device-decrypted (%llu/%llu), need >= %.0f%%\n",
 		       sc->name, 100.0 * cov, (unsigned long long)und,
-		       (unsigned long long)un, 100 * sc->min_cov);
-		CHECK(cov >= sc->min_cov, "coverage %.3f < %.3f", cov,
-		      sc->min_cov);
+		       (unsigned long long)un, 100 * min);
+		CHECK(cov >= min, "coverage %.3f < %.3f", cov, min);
 	}
 	tap(sc->name);
 }
@@ -2067,7 +2075,14 @@ int main(int argc, char **argv)
 		   * be injected), an untouched record passed encrypted;
 		   * measured 0.875-0.885 over the six seeds.
 		   */
-		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .seeds = 6, .min_cov = 0.85 },
+		  /*
+		   * 1.3: 0.832 since issue 23: a walk that passed a whole
+		   * record resumes in SHADOW (any walked record may have been
+		   * a KeyUpdate, whose type is encrypted), one more record per
+		   * such recovery (0.881 before)
+		   */
+		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .seeds = 6, .min_cov = 0.85,
+		  .min_cov13 = 0.80 },
 		{ "reorder 5% cable hold 3, random sizes", { .nrec = 300, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 6,
 		  /*
 		   * 1.00 before issue 20: a walk that catches up now costs a
@@ -2085,6 +2100,19 @@ int main(int argc, char **argv)
 		  .seg_mode = 3, .reorder = 0.05, .hold = 3, .seeds = 4, .min_cov = -1 },
 		{ "reorder 5% cable hold 3 + loss 1% + dup 2%", { .nrec = 250, .size_mode = 1, .klen = 16, .nkeyup = 2 }, .family = 4,
 		  .seg_mode = 0, .reorder = 0.05, .hold = 3, .loss = 0.01, .dup = 0.02, .keymode = 1, .seeds = 4, .min_cov = -1 },
+		/*
+		 * TLS 1.3 key changes the NIC learns late (the kernel adds the
+		 * next key only once the application installed it; here two
+		 * records after the KeyUpdate), with the host's ACK known (the
+		 * ACK test armed, as in the guest), under reorder and loss: a
+		 * KeyUpdate in a gap the walk filled or followed ahead of it
+		 * must not leave the engine decrypting the next key's records
+		 * with the old key (issue 23: guest 60, EBADMSG in 2 runs of 20;
+		 * here wrong marked bytes in the first seed before the fix).
+		 */
+		{ "key installed late, reorder 5% hold 3 + loss 1%", { .nrec = 160, .size_mode = 1, .klen = 16, .nkeyup = 7 },
+		  .family = 4, .seg_mode = 0, .reorder = 0.05, .hold = 3, .loss = 0.01, .keymode = 2, .snd_known = true,
+		  .seeds = 64, .min_cov = -1, .only13 = true },
 		{ "duplicates 5%", { .nrec = 150, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4, .seg_mode = 0,
 		  .dup = 0.05, .seeds = 4, .min_cov = 0.97 },
 		{ "bad checksum 3%", { .nrec = 150, .size_mode = 1, .klen = 16, .nkeyup = 0 }, .family = 4, .seg_mode = 0,
@@ -2157,6 +2185,8 @@ int main(int argc, char **argv)
 	test_window_check();
 	for (i = 0; i < sizeof(scens) / sizeof(scens[0]); i++) {
 		if (only && !strstr(scens[i].name, only))
+			continue;
+		if (scens[i].only13)
 			continue;
 		run_scen(&scens[i]);
 	}
