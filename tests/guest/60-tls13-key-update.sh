@@ -194,6 +194,32 @@ expect_intact 1048576
 ku_counts "lazy"
 [ "$(jr .key_expired_seen)" = "$(js .key_updates_sent)" ] ||
 	die "lazy: EKEYEXPIRED seen $(jr .key_expired_seen) times for $(js .key_updates_sent) KeyUpdates"
+# tls_dev_add failing at a rekey (debugfs tls_fail_next_add, armed once the
+# first key is on the NIC): the socket goes on in software for good, the
+# rekey itself succeeds, the fallback is counted, every byte arrives. (300
+# records, an update every 20: under TCG the first flow was seen only after
+# the 3rd of 4 updates once, so the knob gets 14 chances.)
+snap addfail
+tls_start $IP4_B "--tls13 --rx-mode manual --bytes 4915200 --timeout 120" \
+	"--tls13 --tx-mode ktls --bytes 4915200 --key-update 20 --timeout 120"
+wait_flow > /dev/null || die "add failure: no flow installed"
+echo 1 > "$PORT_B/tls_fail_next_add" || die "arm tls_fail_next_add"
+tls_wait
+expect_intact 4915200
+_s=$(js .key_updates_sent)
+[ "$(cat "$PORT_B/tls_fail_next_add")" = 0 ] || die "add failure: tls_fail_next_add not consumed (no rekey add after it)"
+[ "$(jr .tls_stat.TlsRxDeviceRekeyError)" = 1 ] || die "add failure: TlsRxDeviceRekeyError +$(jr .tls_stat.TlsRxDeviceRekeyError), want 1"
+[ "$(jr .tls_stat.TlsRxRekeyOk)" = "$_s" ] || die "add failure: TlsRxRekeyOk +$(jr .tls_stat.TlsRxRekeyOk) for $_s KeyUpdates"
+[ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die "add failure: TlsDecryptError +$(jr .tls_stat.TlsDecryptError)"
+expect_delta addfail rx_tls_err -eq 1 "add failure: not one injected failure"
+adds=$(delta addfail rx_tls_ctx) rek=$(delta addfail rx_tls_ctx_rekey)
+# the adds before the failure succeeded, none came after it
+[ "$rek" = $((adds - 1)) ] && [ "$rek" -lt "$_s" ] ||
+	die "add failure: $adds adds, $rek of them rekeys, for $_s KeyUpdates (want no add after the failed one)"
+expect_delta addfail rx_tls_del -eq "$adds" "add failure: not every context deleted once"
+log "add failure at rekey $((rek + 1)) of $_s: software from there, intact; NIC decrypted $(delta addfail rx_tls_records_decrypted) records of $(jr .records)"
+asserted
+
 # Cable faults last. They failed one run in three (EBADMSG after 15 good
 # rekeys, never a wrong byte) until kernel patch 8/8: the core answered a
 # device's resync request while the next key was pending, with the old

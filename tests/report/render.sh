@@ -184,6 +184,19 @@ else
 	absent "Resync latency distribution" latency.csv 50-resync-latency
 fi
 
+# --- key updates, TLS 1.3 (rekey.csv, written by 60-rekey.sh; lane only) ---
+K=$DATA/rekey.csv
+T="Key updates (TLS 1.3): NIC share against the KeyUpdate interval"
+if [ -s "$K" ]; then
+	tbl=$(awk -F, 'NR == 1 { print "| interval (records) | cable | record size | updates | records | NIC-decrypted records | device share % | records in software per update (at least) | auth failures | sync lost |"; print "|---|---|---|---|---|---|---|---|---|---|"; next }
+		{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$K")
+	PLOTS+=("### $T"$'\n\n'"$tbl"$'\n\n'"One verified kTLS transfer per row (AES-GCM-128; the sender rekeys kTLS TX after each KeyUpdate, the receiver installs each next key, and the patched kernel replaces the NIC's context: tls_dev_del, then tls_dev_add at the record after the KeyUpdate). Between updates the NIC decrypts every record it has the key for; the records in software are those that passed it while the receiver read the KeyUpdate and installed the next key, which under TCG is slow, so the column is the receiver's pace as much as the NIC's. At an update per record no record's key arrives before the record (0 %). Auth failures: a context started on records a later KeyUpdate already covered (the driver cannot see an encrypted KeyUpdate in the queued data): the NIC verifies that record first and marks nothing.$(partial rekey.csv 60-rekey)")
+elif [ -n "$(sumval rekey_skipped)" ]; then
+	PLOTS+=("### $T"$'\n\n'"Not measured: $(sumval rekey_skipped).")
+else
+	absent "$T" rekey.csv 60-rekey
+fi
+
 # --- index.md ---
 failed=$(awk '$1 ~ /^section_/ && $2 == "failed" { sub(/^section_/, "", $1); printf "%s%s", n++ ? " " : "", $1 }' "$WORK/sums")
 [ -n "$failed" ] && bad=1
