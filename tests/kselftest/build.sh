@@ -70,8 +70,9 @@ case $KVER in *tls13*) tls13=1 ;; esac
 # ... and with the series' patch 7 in its tree (KSELFTEST_SRC: run.sh
 # passes the lane's), the rekey tests of its tls.c build: they run there
 rekey=0
-if [ $tls13 = 1 ] && sed -n '/^static void tls_crypto_info_init(/,/)/p' "$src/$sel/net/tls.c" | grep -q 'char key)'; then
-	rekey=1
+if [ $tls13 = 1 ]; then
+	sig=$(sed -n '/^static void tls_crypto_info_init(/,/)/p' "$src/$sel/net/tls.c")
+	case $sig in *'char key)'*) rekey=1 ;; esac
 fi
 awk -v TLS13=$tls13 -v REKEY=$rekey -f "$HERE/filter-tls.awk" "$src/$sel/net/tls.c" > "$src/$sel/net/tls_innova.c" 2> "$OUT/filter.log"
 # TCG sizing: test_mutliproc (the six mutliproc_* tests, per variant) moves
