@@ -265,11 +265,12 @@ static void ro_connect(struct hw_rx_ctx *cx, struct hw_flow *f, u64 idx)
 	}
 	/*
 	 * The chain itself was framed from new data that came ahead of the
-	 * gap (without TCP's ACK test in front of it, maybe an injected copy
-	 * whose headers miscount the records): 1.2 decrypts on, its explicit
-	 * nonce numbers each record; 1.3 verifies first (ro_resume()).
+	 * gap: without TCP's ACK test in front of it, that may be an injected
+	 * copy whose headers miscount the records (1.3: a wrong keystream).
+	 * 1.3 also needs the record types ro_resume() checks.
 	 */
-	ro_resume(cx, f, true);
+	ro_resume(cx, f, HW_FMT(f)->explicit_nonce ||
+		  (!f->ro.weak && cx->eng->ack_check && f->snd_known));
 }
 
 /*
