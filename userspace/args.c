@@ -222,34 +222,37 @@ static int parse_record_size(const char *s, struct options *o)
 	return 0;
 }
 
-static int parse_ccs_list(const char *s, struct options *o)
+/*
+ * "A[,B..]": each number through parse (parse_u64, parse_size), appended
+ * to out[*n] (at most max); ascending: each above the one before. Values
+ * already there (a repeated option) count. 0, or -1 for a bad or empty list.
+ */
+static int parse_list(const char *s, int (*parse)(const char *, uint64_t *), bool ascending,
+		      uint64_t *out, unsigned max, unsigned *n)
 {
 	char tmp[1024], *save = NULL;
 	uint64_t k;
 
 	snprintf(tmp, sizeof(tmp), "%s", s);
 	for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->n_ccs_at >= MAX_CCS_MARKS || parse_u64(tok, &k) || k < 1)
+		if (*n >= max || parse(tok, &k) || (ascending && *n && k <= out[*n - 1]))
 			return -1;
-		o->ccs_at[o->n_ccs_at++] = k;
+		out[(*n)++] = k;
 	}
-	return o->n_ccs_at ? 0 : -1;
+	return *n ? 0 : -1;
 }
 
-/* --pause-at K[,K..]: payload byte offsets, strictly ascending, size suffixes allowed */
-static int parse_pause_list(const char *s, struct options *o)
+/* --ccs-at K[,K..]: 1-based record numbers */
+static int parse_ccs_list(const char *s, struct options *o)
 {
-	char tmp[1024], *save = NULL;
-	uint64_t k;
+	unsigned first = o->n_ccs_at;
 
-	snprintf(tmp, sizeof(tmp), "%s", s);
-	for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->n_pause_at >= MAX_PAUSES || parse_size(tok, &k) ||
-		    (o->n_pause_at && k <= o->pause_at[o->n_pause_at - 1]))
+	if (parse_list(s, parse_u64, false, o->ccs_at, MAX_CCS_MARKS, &o->n_ccs_at))
+		return -1;
+	for (unsigned i = first; i < o->n_ccs_at; i++)
+		if (o->ccs_at[i] < 1)
 			return -1;
-		o->pause_at[o->n_pause_at++] = k;
-	}
-	return o->n_pause_at ? 0 : -1;
+	return 0;
 }
 
 /* --key-update N | random:MIN-MAX | burst:K/N, every number of records in 1..20000 */
@@ -488,7 +491,8 @@ int parse_args(int argc, char **argv, struct options *o)
 				return usage_error("bad --ccs-at '%s' (K[,K...], K >= 1)", optarg);
 			break;
 		case OPT_PAUSE:
-			if (parse_pause_list(optarg, o))
+			/* payload byte offsets, strictly ascending, k/M/G allowed */
+			if (parse_list(optarg, parse_size, true, o->pause_at, MAX_PAUSES, &o->n_pause_at))
 				return usage_error("bad --pause-at '%s' (B[,B...] ascending byte offsets, at most 16)", optarg);
 			break;
 		case OPT_RXDELAY:
