@@ -50,6 +50,8 @@ const char innova_tls_stat_names[][ETH_GSTRING_LEN] = {
 	[INNOVA_TLS_DEVICE_NS]		= "rx_tls_device_ns",
 	[INNOVA_TLS_CTX_REKEY]		= "rx_tls_ctx_rekey",
 	[INNOVA_TLS_START_SYNC]		= "rx_tls_start_sync",
+	[INNOVA_TLS_ADD_WAIT]		= "rx_tls_add_wait",
+	[INNOVA_TLS_ADD_IN_FLIGHT]	= "rx_tls_add_in_flight",
 };
 
 static_assert(ARRAY_SIZE(innova_tls_stat_names) == INNOVA_TLS_STAT_NUM);

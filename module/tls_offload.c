@@ -113,6 +113,8 @@ struct innova_tls_port {
 	struct list_head	flows;
 	atomic_t		fail_next_add;	/* injected firmware errors */
 	unsigned int		add_delay_ms;	/* a slow add command (tests) */
+	unsigned int		rx_up_delay_us;	/* a slow way up after the engine (tests) */
+	unsigned int		add_wait_max;	/* waits for data on its way up */
 	enum innova_resync_mode	resync_mode;	/* for new flows */
 	struct work_struct	refresh_work;
 	struct innova_port	*port;
@@ -356,6 +358,40 @@ static bool innova_tls_next_record(struct innova_tls_stream *st,
 }
 
 /*
+ * Whether data the NIC passed before the flow existed is still on its way
+ * up (GRO, the stack) while the driver reads the socket: the engine's
+ * furthest end for the connection lies beyond all the socket holds (the
+ * receive queue, the out-of-order queue, the backlog) yet inside the
+ * window, so TCP will take it. Frames arrive in order from one NAPI poll,
+ * so once the furthest is in the socket, those before it are too.
+ */
+static bool innova_tls_data_in_flight(struct innova_tls_port *tp,
+				      struct sock *sk,
+				      const struct hw_flow_tuple *tuple)
+{
+	const struct tcp_sock *tcp = tcp_sk(sk);
+	u32 wnd_end = tcp->rcv_wup + tcp->rcv_wnd;
+	u32 end, held = tcp->rcv_nxt, seq, off, len;
+	struct sk_buff *skb;
+
+	if (!hw_engine_untracked_end(tp->eng, tuple, &end) ||
+	    !after(end, held))
+		return false;
+	skb = skb_rb_last(&tcp->out_of_order_queue);
+	if (skb && after(TCP_SKB_CB(skb)->end_seq, held))
+		held = TCP_SKB_CB(skb)->end_seq;
+	for (skb = sk->sk_backlog.head; skb; skb = skb->next) {
+		if (innova_tls_backlog_data(sk, skb, &seq, &off, &len) &&
+		    after(seq + len, held))
+			held = seq + len;
+	}
+	return after(end, held) && !after(end, wnd_end);
+}
+
+/* Waits of 1-2 ms for data still on its way up, before installing anyway */
+#define INNOVA_TLS_ADD_WAITS	20
+
+/*
  * The largest receive window the socket can ever advertise: the window
  * never exceeds the receive buffer, which autotuning grows up to
  * tcp_rmem[2] and SO_RCVBUF sets up to 2 * rmem_max. Data further ahead
@@ -386,7 +422,8 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	const u8 *key, *salt, *iv, *rec_seq;
 	enum hw_tls_version version;
 	u64 t0 = ktime_get_ns();
-	unsigned int keylen, delay;
+	unsigned int keylen, delay, waits, wait_max;
+	bool in_flight;
 	int err;
 
 	if (direction != TLS_OFFLOAD_CTX_DIR_RX || !tp)
@@ -473,11 +510,24 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	 * spinlock. The port lock, held from the look at the data to the
 	 * install, means every frame the engine passes meanwhile either is
 	 * in that data or meets the flow. The socket's lock comes first:
-	 * tls_dev_resync() takes the port lock under it.
+	 * tls_dev_resync() takes the port lock under it. A frame the engine
+	 * passed just before may still be on its way up, neither in that
+	 * data nor to be seen again by the NIC: if a record starts in it,
+	 * the flow would start out of sync. Give it time to reach the
+	 * backlog.
 	 */
 	sock_owned_by_me(sk);
-	spin_lock_bh(&sk->sk_lock.slock);
-	spin_lock(&tp->lock);
+	wait_max = READ_ONCE(tp->add_wait_max);
+	for (waits = 0;; waits++) {
+		spin_lock_bh(&sk->sk_lock.slock);
+		spin_lock(&tp->lock);
+		in_flight = innova_tls_data_in_flight(tp, sk, &params.tuple);
+		if (!in_flight || waits >= wait_max)
+			break;
+		spin_unlock(&tp->lock);
+		spin_unlock_bh(&sk->sk_lock.slock);
+		usleep_range(1000, 2000);
+	}
 	innova_tls_stream_init(&st, sk);
 	params.stream_seq = st.end;
 	params.stream_known = true;
@@ -535,6 +585,10 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 		innova_tls_stat_inc(port, INNOVA_TLS_CTX_REKEY);
 	if (params.start_synced)
 		innova_tls_stat_inc(port, INNOVA_TLS_START_SYNC);
+	if (waits)
+		innova_tls_stat_inc(port, INNOVA_TLS_ADD_WAIT);
+	if (in_flight)
+		innova_tls_stat_inc(port, INNOVA_TLS_ADD_IN_FLIGHT);
 	return 0;
 
 err_free:
@@ -809,6 +863,7 @@ void innova_tls_rx(struct innova_port *port, struct sk_buff *skb)
 {
 	struct innova_tls_port *tp = port->tls;
 	struct hw_rx_completion c;
+	unsigned int up_delay;
 	bool decrypted;
 	u64 t0, dev_ns;
 
@@ -860,6 +915,10 @@ void innova_tls_rx(struct innova_port *port, struct sk_buff *skb)
 	if (c.auth_fail || c.events)
 		trace_innova_tls_frame_event(port->index, c.flow, c.tcp_seq,
 					     c.events, c.auth_fail);
+	/* debugfs tls_rx_up_delay_us: the frame's way up takes this long */
+	up_delay = READ_ONCE(tp->rx_up_delay_us);
+	if (unlikely(up_delay))
+		udelay(up_delay);
 }
 
 /*
@@ -1001,26 +1060,40 @@ static int innova_tls_fail_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_fail_fops, innova_tls_fail_get,
 			 innova_tls_fail_set, "%llu\n");
 
-static int innova_tls_add_delay_get(void *data, u64 *val)
+/*
+ * A test knob of the port in debugfs: an unsigned int field of struct
+ * innova_tls_port read locklessly, written up to max:
+ * innova_tls_NAME_fops.
+ */
+static unsigned int *innova_tls_knob(void *data, size_t off)
 {
-	struct innova_tls_port *tp = data;
-
-	*val = READ_ONCE(tp->add_delay_ms);
-	return 0;
+	return (unsigned int *)((u8 *)data + off);
 }
 
-/* Up to 10 s: the add runs in the caller's setsockopt(). */
-static int innova_tls_add_delay_set(void *data, u64 val)
-{
-	struct innova_tls_port *tp = data;
+#define INNOVA_TLS_KNOB(name, field, max)				\
+static const size_t innova_tls_##name##_off =				\
+	offsetof(struct innova_tls_port, field);			\
+static int innova_tls_##name##_get(void *data, u64 *val)		\
+{									\
+	*val = READ_ONCE(*innova_tls_knob(data, innova_tls_##name##_off)); \
+	return 0;							\
+}									\
+static int innova_tls_##name##_set(void *data, u64 val)		\
+{									\
+	if (val > (max))						\
+		return -EINVAL;						\
+	WRITE_ONCE(*innova_tls_knob(data, innova_tls_##name##_off), val); \
+	return 0;							\
+}									\
+DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_##name##_fops, innova_tls_##name##_get, \
+			 innova_tls_##name##_set, "%llu\n")
 
-	if (val > 10000)
-		return -EINVAL;
-	WRITE_ONCE(tp->add_delay_ms, val);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(innova_tls_add_delay_fops, innova_tls_add_delay_get,
-			 innova_tls_add_delay_set, "%llu\n");
+/* up to 10 s: the add runs in the caller's setsockopt() */
+INNOVA_TLS_KNOB(add_delay, add_delay_ms, 10000);
+/* up to 2 ms per frame, busy-waited in NAPI */
+INNOVA_TLS_KNOB(rx_up_delay, rx_up_delay_us, 2000);
+/* up to 100 waits of 1-2 ms in setsockopt() */
+INNOVA_TLS_KNOB(add_wait_max, add_wait_max, 100);
 
 /*
  * An engine switch of the port in debugfs (0 or 1), read and written under
@@ -1269,6 +1342,10 @@ void innova_tls_debugfs_add(struct innova_port *port, struct dentry *dir)
 				   &innova_tls_fail_fops);
 	debugfs_create_file_unsafe("tls_add_delay_ms", 0600, dir, tp,
 				   &innova_tls_add_delay_fops);
+	debugfs_create_file_unsafe("tls_rx_up_delay_us", 0600, dir, tp,
+				   &innova_tls_rx_up_delay_fops);
+	debugfs_create_file_unsafe("tls_add_wait_max", 0600, dir, tp,
+				   &innova_tls_add_wait_max_fops);
 	debugfs_create_file_unsafe("tls_crypto_fail_next", 0600, dir, tp,
 				   &innova_tls_crypto_fail_fops);
 	debugfs_create_file("tls_key_update", 0200, dir, tp,
@@ -1345,6 +1422,7 @@ int innova_tls_port_init(struct innova_port *port)
 	if (!tp->eng)
 		goto err;
 	spin_lock_init(&tp->lock);
+	tp->add_wait_max = INNOVA_TLS_ADD_WAITS;
 	INIT_LIST_HEAD(&tp->flows);
 	INIT_WORK(&tp->refresh_work, innova_tls_refresh_work);
 	tp->port = port;

@@ -349,6 +349,15 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
  */
 void hw_engine_tx(struct hw_engine *eng, const u8 *frame, u32 len);
 
+/*
+ * The seq after the furthest data the engine passed of tuple while it
+ * had no flow (since the connection's SYN), as far as a small table
+ * remembers; false: nothing remembered. The driver compares it with the
+ * socket's data at install: beyond it, a frame is still on its way up.
+ */
+bool hw_engine_untracked_end(const struct hw_engine *eng,
+			     const struct hw_flow_tuple *tuple, u32 *end);
+
 /* ---- observability ---- */
 const char *hw_flow_state_name(enum hw_flow_state s);
 int hw_engine_flow_info(const struct hw_engine *eng, u32 handle,

@@ -1222,6 +1222,54 @@ static int parse_frame(const u8 *fr, u32 len, struct hw_parsed_frame *p,
 	return (int)doff;
 }
 
+/*
+ * Data of a connection without a flow passes untouched, but the driver
+ * installing its flow needs to know how far it went: a frame past the
+ * NIC may still be on its way to the socket (GRO, the stack) when the
+ * driver reads the socket's data at install. A SYN starts the slot over
+ * (a new connection on the same tuple numbers its bytes anew).
+ */
+static void untracked_note(struct hw_engine *eng,
+			   const struct hw_parsed_frame *p, u32 plen)
+{
+	struct hw_untracked *u;
+	u32 end = p->seq + plen;
+
+	u = &eng->untracked[tuple_hash(&p->t) & (HW_UNTRACKED_SLOTS - 1)];
+	if (p->flags & 0x02) {
+		u->t = p->t;
+		u->used = false;
+		return;
+	}
+	/* RST, or no ACK: TCP takes no data from it */
+	if (!plen || (p->flags & 0x04) || !(p->flags & 0x10))
+		return;
+	if (!u->used || !tuple_eq(&u->t, &p->t)) {
+		u->t = p->t;
+		u->end = end;
+		u->used = true;
+	} else if (hw_seq_after(end, u->end)) {
+		u->end = end;
+	}
+}
+
+bool hw_engine_untracked_end(const struct hw_engine *eng,
+			     const struct hw_flow_tuple *tuple, u32 *end)
+{
+	const struct hw_untracked *u;
+	struct hw_flow_tuple t = *tuple;
+
+	if (t.family == 4) {
+		memset(t.saddr + 4, 0, 12);
+		memset(t.daddr + 4, 0, 12);
+	}
+	u = &eng->untracked[tuple_hash(&t) & (HW_UNTRACKED_SLOTS - 1)];
+	if (!u->used || !tuple_eq(&u->t, &t))
+		return false;
+	*end = u->end;
+	return true;
+}
+
 int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		 struct hw_rx_completion *c)
 {
@@ -1251,8 +1299,10 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 			f->st[HW_STAT_IDX(bad_csum)]++;
 		return 0;
 	}
-	if (!f)
+	if (!f) {
+		untracked_note(eng, &p, plen);
 		return 0;
+	}
 	c->is_tls_flow = true;
 	c->flow = flow_handle(eng, f);
 	HW_STAT_INC(eng, f, tls_frames);

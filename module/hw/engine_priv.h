@@ -284,6 +284,17 @@ struct hw_flow {
 	u32 st[HW_STATS_N];
 };
 
+/*
+ * The furthest data seen of a connection that has no flow: slots indexed
+ * by the tuple's hash, the last tuple to use a slot owns it.
+ */
+#define HW_UNTRACKED_SLOTS	64	/* power of two */
+struct hw_untracked {
+	struct hw_flow_tuple t;
+	u32 end;		/* seq after the furthest payload byte */
+	bool used;
+};
+
 struct hw_engine {
 	u32 capacity;
 	u32 nbuckets;		/* power of two */
@@ -298,6 +309,7 @@ struct hw_engine {
 	u32 crypto_fail_next;	/* injected backend failures pending */
 	struct hw_stats st;
 	u32 resync_hist[HW_RESYNC_HIST];
+	struct hw_untracked untracked[HW_UNTRACKED_SLOTS];
 };
 
 /* A flow's resync latency measurement (struct hw_flow lat_*). */

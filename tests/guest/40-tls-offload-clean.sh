@@ -38,6 +38,8 @@ for addr in $IP4_B $IP6_B; do
 		# every record from rn on but the shadow-verified one
 		[ "$dec" -ge $((recs - rn)) ] || die "NIC decrypted $dec of $recs records, $((rn - 1)) before the flow: want >= $((recs - rn))"
 		expect_delta clean rx_tls_sync_lost -eq 0 "sync lost on a clean link"
+		# the install waited for any frame still on its way up
+		expect_delta clean rx_tls_add_in_flight -eq 0 "installed with data still on its way up"
 		# nothing waits for the kernel on a clean link: no record is
 		# followed undecrypted (nic_share in lib.sh leaves those out)
 		expect_delta clean rx_tls_records_followed -eq 0 "records followed awaiting the kernel on a clean link"

@@ -1423,6 +1423,78 @@ static void test_far_ahead(void)
 	tap("segment far ahead: ignored beyond the window, rearmed inside it");
 }
 
+/*
+ * How far a connection without a flow went past the engine (the driver's
+ * check at install for frames still on their way to the socket): the
+ * furthest data with ACK, not an older retransmission nor data TCP drops
+ * (no ACK, RST); a SYN starts over; another tuple is not this one; once
+ * a flow is installed its frames are no longer noted.
+ */
+static void test_untracked_end(void)
+{
+	struct frame_cfg a = { .family = 4, .sport = 443, .dport = 7400 };
+	struct frame_cfg b = a, v6 = a;
+	struct hw_flow_tuple ta, tb, t6;
+	struct hw_rx_completion c;
+	struct hw_flow_params fp;
+	u8 fr[2048], out[2048], pl[1000] = { 0x17, 3, 3 };
+	void *mem;
+	struct hw_engine *eng = mk_engine(4, &mem);
+	u32 end = 0, fl, h;
+
+	b.dport = 7401;
+	v6.family = 6;
+	v6.saddr[15] = 1;
+	v6.daddr[15] = 2;
+	frame_tuple(&a, &ta);
+	frame_tuple(&b, &tb);
+	frame_tuple(&v6, &t6);
+	CHECK(!hw_engine_untracked_end(eng, &ta, &end), "fresh engine remembers");
+	fl = frame_build(fr, &a, 1000, 0x18, pl, 100);
+	hw_engine_rx(eng, fr, fl, out, &c);
+	CHECK(hw_engine_untracked_end(eng, &ta, &end) && end == 1100,
+	      "data 1000+100: end %u", end);
+	fl = frame_build(fr, &a, 900, 0x10, pl, 50);
+	hw_engine_rx(eng, fr, fl, out, &c);
+	fl = frame_build(fr, &a, 5000, 0x08, pl, 100);	/* no ACK */
+	hw_engine_rx(eng, fr, fl, out, &c);
+	fl = frame_build(fr, &a, 6000, 0x14, pl, 100);	/* RST */
+	hw_engine_rx(eng, fr, fl, out, &c);
+	CHECK(hw_engine_untracked_end(eng, &ta, &end) && end == 1100,
+	      "older, ACK-less or RST data moved the end to %u", end);
+	/* across the seq wrap: still "further" */
+	fl = frame_build(fr, &a, 0xfffffff0u, 0x10, pl, 0x20);
+	hw_engine_rx(eng, fr, fl, out, &c);
+	CHECK(hw_engine_untracked_end(eng, &ta, &end) && end == 1100,
+	      "data behind the end moved it to %u", end);
+	CHECK(!hw_engine_untracked_end(eng, &tb, &end), "another port's tuple");
+	fl = frame_build(fr, &v6, 70000, 0x10, pl, 1000);
+	hw_engine_rx(eng, fr, fl, out, &c);
+	CHECK(hw_engine_untracked_end(eng, &t6, &end) && end == 71000,
+	      "IPv6 data 70000+1000: end %u", end);
+	fl = frame_build(fr, &a, 77, 0x02, NULL, 0);	/* a new SYN */
+	hw_engine_rx(eng, fr, fl, out, &c);
+	CHECK(!hw_engine_untracked_end(eng, &ta, &end), "SYN kept the old end");
+	fl = frame_build(fr, &a, 78, 0x10, pl, 200);
+	hw_engine_rx(eng, fr, fl, out, &c);
+	CHECK(hw_engine_untracked_end(eng, &ta, &end) && end == 278,
+	      "after SYN: end %u", end);
+	/* a flow's own frames are the flow's business */
+	memset(&fp, 0, sizeof(fp));
+	fp.tuple = ta;
+	fp.start_seq = 278;
+	fp.start_synced = true;
+	CHECK(!hw_crypto_key_new(pl + 16, 16, &fp.key), "key_new");
+	CHECK(!hw_engine_flow_add(eng, &fp, &h), "flow_add");
+	fl = frame_build(fr, &a, 278, 0x10, pl, 500);
+	hw_engine_rx(eng, fr, fl, out, &c);
+	CHECK(hw_engine_untracked_end(eng, &ta, &end) && end == 278,
+	      "a flow's frame moved the untracked end to %u", end);
+	hw_engine_fini(eng);
+	free(mem);
+	tap("untracked data: the furthest end a flowless connection passed");
+}
+
 /* The VLAN tag is part of the flow key: a tagged twin is another flow. */
 static void test_vlan_key(void)
 {
@@ -2177,6 +2249,7 @@ int main(int argc, char **argv)
 	test_reorder_paths();
 	test_crypto_fail();
 	test_far_ahead();
+	test_untracked_end();
 	test_vlan_key();
 	test_injected_prefix();
 	test_anchor_and_far_run();
