@@ -79,6 +79,8 @@ enum innova_tls_stat {
 	INNOVA_TLS_RESYNC_ASYNC_CANCEL,
 	INNOVA_TLS_DEVICE_NS,	/* engine time: on real hardware, not the CPU's */
 	INNOVA_TLS_CTX_REKEY,	/* adds that replace a socket's context (key update) */
+	INNOVA_TLS_REKEY_AUTH_FAIL,	/* ... old flow's failed records at its end */
+	INNOVA_TLS_REKEY_SW_RECORDS,	/* ... next key's records passed before it */
 	INNOVA_TLS_START_SYNC,	/* adds whose flow starts in sync at a record */
 	INNOVA_TLS_ADD_WAIT,	/* adds that waited for data on its way up */
 	INNOVA_TLS_ADD_IN_FLIGHT, /* ... and installed with some still there */

@@ -118,6 +118,18 @@ struct innova_tls_port {
 	enum innova_resync_mode	resync_mode;	/* for new flows */
 	struct work_struct	refresh_work;
 	struct innova_port	*port;
+	/*
+	 * The last flows deleted, under lock: a TLS 1.3 key update deletes a
+	 * socket's flow and adds the next one at once, and the add counts the
+	 * records the old flow failed to authenticate at its end (records
+	 * under the next key it met first).
+	 */
+	struct {
+		const struct sock *sk;
+		unsigned long	when;		/* jiffies */
+		u32		auth_fail_run;
+	} ended[8];
+	unsigned int		ended_next;
 	/* flow commands done and their time, under lock (debugfs tls_cmd_time) */
 	u64			add_ns, del_ns;
 	u64			adds, dels;
@@ -357,6 +369,42 @@ static bool innova_tls_next_record(struct innova_tls_stream *st,
 	return true;
 }
 
+/* Under tp->lock, before the engine forgets the flow */
+static void innova_tls_note_end(struct innova_tls_port *tp,
+				struct innova_tls_flow *flow)
+{
+	unsigned int i = tp->ended_next++ % ARRAY_SIZE(tp->ended);
+	struct hw_flow_info info;
+
+	tp->ended[i].sk = flow->sk;
+	tp->ended[i].when = jiffies;
+	tp->ended[i].auth_fail_run = 0;
+	if (!hw_engine_flow_info(tp->eng, flow->handle, &info))
+		tp->ended[i].auth_fail_run = info.auth_fail_run;
+}
+
+/*
+ * Under tp->lock, at an add that replaces sk's context: the failed
+ * records at the end of its previous flow, deleted just now (a second
+ * at most: the key update's del and add run back to back).
+ */
+static u32 innova_tls_take_end(struct innova_tls_port *tp,
+			       const struct sock *sk)
+{
+	unsigned int i;
+	u32 n;
+
+	for (i = 0; i < ARRAY_SIZE(tp->ended); i++) {
+		if (tp->ended[i].sk != sk ||
+		    time_after(jiffies, tp->ended[i].when + HZ))
+			continue;
+		n = tp->ended[i].auth_fail_run;
+		tp->ended[i].sk = NULL;
+		return n;
+	}
+	return 0;
+}
+
 /*
  * Whether data the NIC passed before the flow existed is still on its way
  * up (GRO, the stack) while the driver reads the socket: the engine's
@@ -423,7 +471,9 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	enum hw_tls_version version;
 	u64 t0 = ktime_get_ns();
 	unsigned int keylen, delay, waits, wait_max;
-	bool in_flight;
+	bool in_flight, rekey;
+	u32 rekey_auth_fail = 0;
+	u64 rn0;
 	int err;
 
 	if (direction != TLS_OFFLOAD_CTX_DIR_RX || !tp)
@@ -491,6 +541,9 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	params.max_ahead = innova_tls_max_ahead(sk);
 	params.start_seq = start_offload_tcp_sn;
 	params.start_rn = be64_to_cpu(get_unaligned((__be64 *)rec_seq));
+	rn0 = params.start_rn;
+	/* a socket already on the device: a key update replaces its context */
+	rekey = tls_get_ctx(sk)->rx_conf == TLS_HW;
 	params.version = version;
 	memcpy(params.salt, salt, sizeof(params.salt));
 	memcpy(params.iv, iv, sizeof(params.iv));
@@ -546,6 +599,8 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 						     &params.start_seq,
 						     &params.start_rn);
 	err = hw_engine_flow_add(tp->eng, &params, &flow->handle);
+	if (!err && rekey)
+		rekey_auth_fail = innova_tls_take_end(tp, sk);
 	if (!err) {
 		list_add_tail(&flow->node, &tp->flows);
 		tp->adds++;
@@ -580,9 +635,15 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	*innova_tls_state(tls_get_ctx(sk)) = flow;
 	atomic_inc(&innova_objects.flows);
 	innova_tls_stat_inc(port, INNOVA_TLS_CTX);
-	/* a socket already on the device: a key update replaces its context */
-	if (tls_get_ctx(sk)->rx_conf == TLS_HW)
+	if (rekey) {
 		innova_tls_stat_inc(port, INNOVA_TLS_CTX_REKEY);
+		innova_tls_stat_add(port, INNOVA_TLS_REKEY_AUTH_FAIL,
+				    rekey_auth_fail);
+		/* the next key's records that passed before it: software's */
+		if (params.start_synced)
+			innova_tls_stat_add(port, INNOVA_TLS_REKEY_SW_RECORDS,
+					    params.start_rn - rn0);
+	}
 	if (params.start_synced)
 		innova_tls_stat_inc(port, INNOVA_TLS_START_SYNC);
 	if (waits)
@@ -620,6 +681,7 @@ static void innova_tls_dev_del(struct net_device *netdev,
 	*innova_tls_state(tls_ctx) = NULL;
 
 	spin_lock_bh(&tp->lock);
+	innova_tls_note_end(tp, flow);
 	hw_engine_flow_del(tp->eng, flow->handle, &reap);
 	list_del(&flow->node);
 	spin_unlock_bh(&tp->lock);

@@ -253,6 +253,11 @@ struct hw_flow_info {
 	bool key_pending;
 	struct hw_stats stats;
 	bool reorder_pending;	/* waiting for late data to regain sync */
+	/*
+	 * Records whose tag failed since the last one verified: at a TLS 1.3
+	 * key update, the records under the next key the flow met first.
+	 */
+	u32 auth_fail_run;
 };
 
 /* ---- engine lifetime (process context) ---- */

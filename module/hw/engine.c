@@ -667,6 +667,7 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 		} else if (ok) {
 			verified = true;
 			f->keys.cur.verified = true;
+			f->auth_fail_run = 0;
 			if (mode == HW_RM_DEC) {
 				HW_STAT_INC(eng, f, decrypted_records);
 				if (HW_FMT(f)->appdata_outer)
@@ -686,6 +687,7 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 			}
 		} else {
 			HW_STAT_INC(eng, f, auth_fail);
+			f->auth_fail_run++;
 			cx->tag_fail = true;
 			if (f->state == HW_FS_SHADOW)
 				HW_STAT_INC(eng, f, shadow_fail);
@@ -1723,6 +1725,7 @@ int hw_engine_flow_info(const struct hw_engine *eng, u32 handle,
 	for (i = 0; i < HW_STATS_N; i++)
 		((u64 *)&info->stats)[i] = f->st[i];
 	info->reorder_pending = f->ro.valid;
+	info->auth_fail_run = f->auth_fail_run;
 	return 0;
 }
 

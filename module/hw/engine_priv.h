@@ -236,6 +236,7 @@ struct hw_flow {
 	struct hw_flow_tuple t;
 	enum hw_flow_state state;
 	u8 version;		/* enum hw_tls_version: indexes hw_tls_fmts */
+	u32 auth_fail_run;	/* records failing their tag since one verified */
 
 	bool exp_valid;
 	u32 exp_seq;		/* next in-order stream byte */
