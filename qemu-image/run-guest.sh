@@ -37,7 +37,7 @@ cat "$BASE" "$outdir/overlay.cpio" > "$outdir/initrd.cpio"
 accel="-accel tcg"
 [ "${KVM:-0}" = 1 ] && accel="-accel kvm -cpu host"
 [ "${KVM:-0}" = 1 ] || accel="$accel -cpu max"
-append="console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet"
+append="console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet log_buf_len=8M"
 qemu=(qemu-system-x86_64 $accel -smp 2 -m 2048 -nographic -no-reboot
 	-kernel "$KERNEL" -initrd "$outdir/initrd.cpio" -nic none)
 

@@ -300,7 +300,7 @@ set_cable() {
 			[ "${_sc2%%=*}" = "${_sc%%=*}" ] && _sc_want=${_sc2#*=}
 		done
 		[ "$(cat "$PORT_A/$_sc_f")" = "$_sc_want" ] ||
-			die "cable knob $_sc_f reads $(cat "$PORT_A/$_sc_f") after $*"
+			die_unsafe "cable knob $_sc_f reads $(cat "$PORT_A/$_sc_f") after $*"
 	done
 }
 # expect_cable SNAP KNOB=VALUE...: the sender's cable (snap SNAP of
@@ -317,10 +317,10 @@ expect_cable() {
 		esac
 		_ec_n=$(delta "$_ec_snap" $_ec_c) _ec_want=$(( _ec_sent * ${_ec#*=} / 1000000 ))
 		if [ "${_ec#*=}" = 0 ]; then
-			[ "$_ec_n" = 0 ] || die "$_ec_snap: $_ec_c +$_ec_n with $_ec"
+			[ "$_ec_n" = 0 ] || die_unsafe "$_ec_snap: $_ec_c +$_ec_n with $_ec"
 		else
 			[ "$_ec_n" -ge 1 ] && [ "$_ec_n" -ge $((_ec_want / 2)) ] && [ "$_ec_n" -le $((_ec_want * 2 + 2)) ] ||
-				die "$_ec_snap: $_ec_c +$_ec_n of $_ec_sent frames sent with $_ec (expected about $_ec_want)"
+				die_unsafe "$_ec_snap: $_ec_c +$_ec_n of $_ec_sent frames sent with $_ec (expected about $_ec_want)"
 		fi
 		asserted
 	done
@@ -426,8 +426,9 @@ nic_missed() {
 # allocations are left alone (ignore-gfp-wait): failing those too made the
 # shell, awk and grep of the test itself die (fork, exec), which proves
 # nothing about the NIC; a failed tls_dev_add has its own injection
-# (debugfs tls_fail_next_add, test 44). verbose=1 logs one line per failure (no
-# stack), which the runner counts.
+# (debugfs tls_fail_next_add, test 44). verbose=2 logs each failure with
+# its stack (at the default message level, below the console's), from
+# which the runner counts those on the NIC's, kTLS's and NAPI's paths.
 fault_alloc() {
 	[ "${FAULT_ALLOC:-0}" = 1 ] || return 0
 	for d in /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
@@ -436,7 +437,7 @@ fault_alloc() {
 			echo N > $d/task-filter
 			echo Y > $d/ignore-gfp-wait
 			echo -1 > $d/times
-			echo 1 > $d/verbose
+			echo 2 > $d/verbose
 			echo "${FAULT_INTERVAL:-20}" > $d/interval
 			echo "${FAULT_PERCENT:-1}" > $d/probability
 		else

@@ -6,7 +6,10 @@
 #   GUEST_TESTS='41-* 4[35]-*'   only the tests matching one of the patterns
 #   FAULT_ALLOC=1                 allocation-failure run (lib.sh fault_alloc):
 #                                 slab and page allocations fail during every
-#                                 transfer; the TAP names say so
+#                                 transfer; the TAP names say so. Each test
+#                                 must see failures forced on the NIC's,
+#                                 kTLS's or NAPI's paths (their stacks name
+#                                 them), and the pass one intact transfer
 #   GUEST_TEST_TIMEOUT=S          seconds one test may take (default 900;
 #                                 3600 on a debug kernel, in an allocation-
 #                                 failure run or a soak with BYTES/ROUNDS):
@@ -70,7 +73,16 @@ if [ -n "$KMEMLEAK" ]; then
 	# what boot left behind is not any test's
 	echo scan > $KMEMLEAK; echo clear > $KMEMLEAK
 fi
-n=0 bad=0 injected_total=0 o_intact=0 o_error=0 o_stopped=0
+n=0 bad=0 injected_total=0 ours_total=0 o_intact=0 o_error=0 o_stopped=0
+# ours_injected FILE: forced failures whose stack (lib.sh fault_alloc,
+# verbose=2) runs through the module, kTLS, NAPI or GRO: each stack ends at
+# </TASK> or </IRQ> closing its outermost frame, or at the next failure
+ours_injected() {
+	awk '/FAULT_INJECTION: forcing a failure/ { n += hit; blk = 1; hit = 0; next }
+		blk && /\[innova\]| tls_| napi_|net_rx_action|gro_/ { hit = 1 }
+		blk && /<\/TASK>/ { n += hit; blk = 0; hit = 0 }
+		END { print n + hit }' "$1"
+}
 for t in [0-9][0-9]-*.sh; do
 	matches "$t" || continue
 	n=$((n + 1))
@@ -110,12 +122,14 @@ for t in [0-9][0-9]-*.sh; do
 	asserts=$(grep -c . /tmp/test.asserts 2>/dev/null); asserts=${asserts:-0}
 	if [ "${FAULT_ALLOC:-0}" = 1 ]; then
 		inj=$(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/test.dmesg)
+		ours=$(ours_injected /tmp/test.dmesg)
 		injected_total=$((injected_total + inj))
+		ours_total=$((ours_total + ours))
 		for o in intact error stopped; do
 			c=$(grep -cx $o /tmp/fault.outcomes 2>/dev/null)
 			eval "o_$o=\$((o_$o + ${c:-0}))"
 		done
-		echo "# $name: $inj allocations failed on purpose; transfers intact $(grep -cx intact /tmp/fault.outcomes 2>/dev/null), ended in an errno $(grep -cx error /tmp/fault.outcomes 2>/dev/null), checks stopped $(grep -cx stopped /tmp/fault.outcomes 2>/dev/null)"
+		echo "# $name: $inj allocations failed on purpose, $ours of them on the NIC's, kTLS's or NAPI's paths; transfers intact $(grep -cx intact /tmp/fault.outcomes 2>/dev/null), ended in an errno $(grep -cx error /tmp/fault.outcomes 2>/dev/null), checks stopped $(grep -cx stopped /tmp/fault.outcomes 2>/dev/null)"
 	fi
 	if [ -n "$splat" ]; then
 		echo "$splat" | sed 's/^/# dmesg: /'
@@ -133,6 +147,9 @@ for t in [0-9][0-9]-*.sh; do
 	elif [ "$asserts" = 0 ] && ! [ -s /tmp/fault.outcomes ]; then
 		echo "# the test exited 0 without one assertion (lib.sh asserted)"
 		echo "not ok $n - $name (no assertion) [${dur}s]"; bad=$((bad + 1))
+	elif [ "${FAULT_ALLOC:-0}" = 1 ] && [ "$ours" = 0 ]; then
+		echo "# no allocation failed on the NIC's, kTLS's or NAPI's paths: the test exercised nothing of ours under failures"
+		echo "not ok $n - $name (no failure on our paths) [${dur}s]"; bad=$((bad + 1))
 	elif [ -n "$leak" ]; then
 		echo "# objects left after the test: $leak"
 		echo "not ok $n - $name (objects leaked) [${dur}s]"; bad=$((bad + 1))
@@ -148,8 +165,8 @@ if [ "${FAULT_ALLOC:-0}" = 1 ]; then
 	# A run in which nothing failed, or no transfer completed while
 	# allocations were failing, proved nothing.
 	n=$((n + 1))
-	what="allocation failures injected: $injected_total; transfers intact under them: $o_intact, ended in an errno: $o_error, tests stopped early: $o_stopped"
-	if [ $injected_total -gt 0 ] && [ $o_intact -gt 0 ]; then
+	what="allocation failures injected: $injected_total, on the NIC's, kTLS's or NAPI's paths: $ours_total; transfers intact under them: $o_intact, ended in an errno: $o_error, tests stopped early: $o_stopped"
+	if [ $ours_total -gt 0 ] && [ $o_intact -gt 0 ]; then
 		echo "ok $n - $what"
 	else
 		echo "not ok $n - $what (needs failures injected and an intact transfer)"

@@ -3,8 +3,9 @@
 # KASAN, UBSAN, lockdep, sleeping in atomic context, debugobjects, list
 # corruption. The call trace of a "page allocation failure" report is not a
 # splat: allocation-failure runs make the kernel print one for every failed
-# page allocation that did not ask for silence, by design.
+# page allocation that did not ask for silence, by design; nor is the stack
+# fault injection prints with each failure it forces (verbose=2).
 # Shared by the guest runner (per test) and the host (whole boot).
 here=$(dirname "$0")
-awk '/page allocation failure/ { pa = NR } /Call Trace/ && pa && NR - pa <= 6 { next } { print }' "$@" |
+awk '/page allocation failure|FAULT_INJECTION: forcing a failure/ { pa = NR } /Call Trace/ && pa && NR - pa <= 6 { next } { print }' "$@" |
 	grep -E -f "$here/splat-patterns"
