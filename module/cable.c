@@ -97,6 +97,35 @@ static bool innova_cable_roll(struct innova_cable *c, u32 ppm)
 	return innova_cable_below(c, INNOVA_CABLE_PPM) < ppm;
 }
 
+/*
+ * The burst model's step for one frame: true, lose it. Good -> bad with
+ * probability p, bad -> good with r = 1 / burst_len; the bad state's
+ * share of frames, p / (p + r), is the mean loss L: p = r L / (1 - L).
+ */
+static bool innova_cable_burst_lost(struct innova_cable *c, u32 loss_ppm,
+				    u32 burst_len)
+{
+	u64 r = INNOVA_CABLE_PPM / max(burst_len, 1U), p;
+
+	if (c->burst_bad) {
+		if (innova_cable_roll(c, r))
+			c->burst_bad = false;
+		return true;
+	}
+	if (loss_ppm >= INNOVA_CABLE_PPM)
+		p = INNOVA_CABLE_PPM;
+	else
+		p = div64_u64(r * loss_ppm, INNOVA_CABLE_PPM - loss_ppm);
+	if (!innova_cable_roll(c, min_t(u64, p, INNOVA_CABLE_PPM)))
+		return false;
+	c->burst_bad = true;
+	atomic64_inc(&c->cnt[INNOVA_CABLE_LOSS_BURSTS]);
+	/* a burst entered here loses this frame */
+	if (innova_cable_roll(c, r))
+		c->burst_bad = false;
+	return true;
+}
+
 static bool innova_cable_parse_tcp(const struct sk_buff *skb,
 				   struct innova_cable_tcp *f)
 {
@@ -356,6 +385,7 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 	u32 reorder = READ_ONCE(cfg->reorder_ppm);
 	u32 mangle = READ_ONCE(cfg->dup_mangle);
 	u32 ahead = READ_ONCE(cfg->inject_ahead);
+	u32 burst = READ_ONCE(cfg->burst_loss_ppm);
 	struct sk_buff *dup = NULL, *inj = NULL;
 	struct sk_buff_head out;
 	bool hit = false;
@@ -368,7 +398,7 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 			atomic64_inc(&c->cnt[INNOVA_CABLE_INJECTED]);
 	}
 
-	if (drop | corrupt | dup_ppm | reorder)
+	if (drop | corrupt | dup_ppm | reorder | burst)
 		hit = !READ_ONCE(cfg->tcp_only) || innova_cable_has_payload(frame);
 
 	__skb_queue_head_init(&out);
@@ -376,7 +406,9 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 
 	if (inj)
 		innova_cable_delay_stage(c, inj, &out);
-	if (hit && innova_cable_roll(c, drop)) {
+	if (hit && (innova_cable_roll(c, drop) ||
+		    (burst && innova_cable_burst_lost(c, burst,
+						      READ_ONCE(cfg->burst_len))))) {
 		atomic64_inc(&c->cnt[INNOVA_CABLE_DROPPED]);
 		spin_unlock(&c->lock);
 		kfree_skb(frame);
@@ -494,6 +526,7 @@ void innova_cable_reseed(struct innova_port *port, u64 seed)
 	spin_lock_bh(&c->lock);
 	c->seed = seed;
 	c->prng = seed;
+	c->burst_bad = false;
 	spin_unlock_bh(&c->lock);
 }
 
@@ -526,6 +559,7 @@ const char * const innova_cable_stat_names[] = {
 	[INNOVA_CABLE_CORRUPTED]	= "corrupted",
 	[INNOVA_CABLE_DELAYED]		= "delayed",
 	[INNOVA_CABLE_INJECTED]		= "injected",
+	[INNOVA_CABLE_LOSS_BURSTS]	= "loss_bursts",
 };
 
 static_assert(ARRAY_SIZE(innova_cable_stat_names) == INNOVA_CABLE_STAT_NUM);
@@ -552,6 +586,8 @@ static const struct innova_cable_knob innova_cable_knobs[] = {
 	INNOVA_KNOB(dup_mangle, INNOVA_CABLE_MANGLE_MAX),
 	/* forward only: a jump below 2^31 is "ahead" in TCP's arithmetic */
 	INNOVA_KNOB(inject_ahead, S32_MAX),
+	INNOVA_KNOB(burst_loss_ppm, INNOVA_CABLE_PPM - 1),
+	INNOVA_KNOB(burst_len, 1000),
 };
 
 static_assert(ARRAY_SIZE(innova_cable_knobs) == INNOVA_CABLE_NUM_KNOBS);

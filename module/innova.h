@@ -100,6 +100,7 @@ enum innova_cable_stat {
 	INNOVA_CABLE_CORRUPTED,
 	INNOVA_CABLE_DELAYED,
 	INNOVA_CABLE_INJECTED,		/* far-ahead copies (inject_ahead) */
+	INNOVA_CABLE_LOSS_BURSTS,	/* bad-state visits of the burst model */
 	INNOVA_CABLE_STAT_NUM
 };
 
@@ -131,10 +132,17 @@ struct innova_cable_cfg {
 	u32	dup_mangle;
 	/* one shot: a copy of the next TCP data frame this far ahead */
 	u32	inject_ahead;
+	/*
+	 * Bursty loss (Gilbert-Elliott): a good state that loses nothing and
+	 * a bad one that loses every frame, left after burst_len frames on
+	 * average, entered so that burst_loss_ppm of the frames are lost.
+	 */
+	u32	burst_loss_ppm;
+	u32	burst_len;	/* mean burst length in frames (0 or 1: 1) */
 };
 
 /* The fault knobs' debugfs files: name, field, largest value. */
-#define INNOVA_CABLE_NUM_KNOBS	11
+#define INNOVA_CABLE_NUM_KNOBS	13
 struct innova_cable_knob_ref {
 	struct innova_port	*port;
 	unsigned int		knob;	/* index in cable.c's table */
@@ -149,6 +157,7 @@ struct innova_cable {
 	struct innova_cable_cfg	cfg;
 	u64			seed;
 	u64			prng;
+	bool			burst_bad;	/* in the burst model's bad state */
 	struct sk_buff		*held;
 	u32			held_passed;
 	ktime_t			held_due;

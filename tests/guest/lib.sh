@@ -293,6 +293,7 @@ set_cable() {
 		hold) _sc_f=hold_ms ;; corrupt) _sc_f=corrupt_ppm ;;
 		fixcsum) _sc_f=corrupt_fix_csum ;; delay) _sc_f=delay_ms ;;
 		mangle) _sc_f=dup_mangle ;;
+		burst) _sc_f=burst_loss_ppm ;; burstlen) _sc_f=burst_len ;;
 		*) continue ;;	# ahead is one-shot: the next frame may take it
 		esac
 		# the last value given for a knob is the one that holds
@@ -305,15 +306,27 @@ set_cable() {
 }
 # expect_cable SNAP KNOB=VALUE...: the sender's cable (snap SNAP of
 # innova0 in A) applied each rate knob given (drop, reorder, dup in ppm of
-# the frames it sent): within half to twice the expected count, at least
-# once; none where the knob is 0. A fault that is not applied fails here.
+# the frames it sent; burst: the bursty loss's mean rate): within half to
+# twice the expected count, at least once; none where the knob is 0;
+# burstlen: the frames lost per burst, within half to twice of it. A fault
+# that is not applied fails here.
 expect_cable() {
 	_ec_snap=$1; shift
 	_ec_sent=$(delta "$_ec_snap" tx_packets)
 	for _ec in "$@"; do
 		case ${_ec%%=*} in
 		drop) _ec_c=tx_cable_dropped ;; reorder) _ec_c=tx_cable_reordered ;;
-		dup) _ec_c=tx_cable_duplicated ;; *) continue ;;
+		dup) _ec_c=tx_cable_duplicated ;;
+		burst) _ec_c=tx_cable_dropped ;;
+		burstlen)
+			# bursts as long as asked on average (half to twice)
+			_ec_b=$(delta "$_ec_snap" tx_cable_loss_bursts) _ec_n=$(delta "$_ec_snap" tx_cable_dropped)
+			[ "$_ec_b" -ge 1 ] && [ $((_ec_n * 2)) -ge $((_ec_b * ${_ec#*=})) ] &&
+				[ "$_ec_n" -le $((_ec_b * ${_ec#*=} * 2)) ] ||
+				die_unsafe "$_ec_snap: $_ec_n frames lost in $_ec_b bursts with $_ec"
+			asserted
+			continue ;;
+		*) continue ;;
 		esac
 		_ec_n=$(delta "$_ec_snap" $_ec_c) _ec_want=$(( _ec_sent * ${_ec#*=} / 1000000 ))
 		if [ "${_ec#*=}" = 0 ]; then
