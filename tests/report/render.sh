@@ -11,7 +11,7 @@ set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 LOG=${1:?guest log}; OUT=${2:?output dir}
 DATA=$OUT/data WORK=$OUT/work
-rm -rf "$DATA" "$WORK" "$OUT"/*.png "$OUT/index.md"
+rm -rf "$DATA" "$WORK" "$OUT"/*.png "$OUT"/*.svg "$OUT/index.md"
 mkdir -p "$DATA" "$WORK"
 bad=0
 
@@ -52,8 +52,10 @@ col() { head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1 | sed -n 1p; }
 declare -a PLOTS=()	# markdown blocks, in order
 plot() {	# NAME.png TITLE EXPLANATION GP_SCRIPT [gnuplot -e assignments]
 	local png=$1 title=$2 text=$3 gp=$4 vars=${5:-}
-	if gnuplot -e "out='$OUT/$png'; work='$WORK'; plots='$HERE/plots'; $vars" "$HERE/plots/$gp" 2> "$WORK/$png.err" && [ -s "$OUT/$png" ]; then
-		PLOTS+=("### $title"$'\n\n'"![$title]($png)"$'\n\n'"$text")
+	local svg=${png%.png}.svg
+	if gnuplot -e "out='$OUT/$png'; work='$WORK'; plots='$HERE/plots'; $vars" "$HERE/plots/$gp" 2> "$WORK/$png.err" && [ -s "$OUT/$png" ] &&
+		gnuplot -e "out='$OUT/$svg'; work='$WORK'; plots='$HERE/plots'; $vars" "$HERE/plots/$gp" 2>> "$WORK/$png.err" && [ -s "$OUT/$svg" ]; then
+		PLOTS+=("### $title"$'\n\n'"![$title]($png) ([SVG]($svg))"$'\n\n'"$text")
 	else
 		bad=1
 		PLOTS+=("### $title"$'\n\n'"**Not produced**: gnuplot failed: $(head -3 "$WORK/$png.err" | tr '\n' ' ')")
@@ -197,6 +199,25 @@ else
 	absent "$T" rekey.csv 60-rekey
 fi
 
+# --- the evaluation: traffic models, seeds, model (eval.csv, 70-eval.sh) ---
+V=$DATA/eval.csv
+EVAL_SUMMARY=
+if [ -s "$V" ] && [ "$(wc -l < "$V")" -gt 1 ] && "$HERE/eval-aggregate.sh" "$V" "$WORK"; then
+	fams=$(sort "$WORK/eval-families" | tr '\n' ' ')
+	seeds=$(awk -F'\t' 'NR > 1 { print $4 }' "$WORK/eval-points.tsv" | sort -n | sed -n 1p)
+	for cfg in $(sort "$WORK/eval-configs"); do
+		plot "eval-$cfg.png" "Evaluation: $cfg" \
+"Records the NIC decrypted (of all the receiver got) against the fault rate, for each traffic model on the cable (bern: independent loss; geB: Gilbert-Elliott bursty loss, mean burst B frames, same mean rate; reoG: a frame held and released G frames later), configuration $cfg (resync mode, late-frame recovery on/off, record size, TLS version). Each point is the median over its seeds (at least $seeds), the error bars the interquartile range; the rate-0 point is the clean link. Dashed: the analytic model of docs/evaluation.md, m = (L/B)(f + B + min(f,B) W) records missed per record, with W the resync wait measured at that point. The points and the model's inputs are in $(basename "$WORK")/eval-points.tsv, copied to data/eval-points.tsv.$(partial eval.csv 70-eval)" \
+			eval.gp "cfg='$cfg'; fams='$fams'"
+	done
+	cp "$WORK/eval-points.tsv" "$DATA/eval-points.tsv"
+	EVAL_SUMMARY=$(cat "$WORK/eval-summary.md")
+elif [ -s "$V" ]; then
+	bad=1; PLOTS+=("### Evaluation"$'\n\n'"**Not produced**: eval.csv has no intact point, or it could not be aggregated (header: $(head -1 "$V")).")
+else
+	absent "Evaluation" eval.csv 70-eval
+fi
+
 # --- index.md ---
 failed=$(awk '$1 ~ /^section_/ && $2 == "failed" { sub(/^section_/, "", $1); printf "%s%s", n++ ? " " : "", $1 }' "$WORK/sums")
 [ -n "$failed" ] && bad=1
@@ -212,6 +233,14 @@ failed=$(awk '$1 ~ /^section_/ && $2 == "failed" { sub(/^section_/, "", $1); pri
 		echo
 	fi
 	[ -n "${GUEST_SECONDS:-}" ] && echo "Guest run: $((GUEST_SECONDS / 60)) min $((GUEST_SECONDS % 60)) s." && echo
+	if [ -n "$EVAL_SUMMARY" ]; then
+		echo "## Where the offload holds"
+		echo
+		echo "Per configuration (resync mode, late-frame recovery, record size, TLS version) and traffic model: the highest fault rate at which the median device share (TLS bytes the NIC decrypted) is still at or above 95 %, 80 % and 50 %, every lower rate included. From section 70-eval ($(sumval eval_grid)); method and limits in docs/evaluation.md."
+		echo
+		echo "$EVAL_SUMMARY"
+		echo
+	fi
 	echo "## Summary"
 	echo
 	echo "| key | value |"
