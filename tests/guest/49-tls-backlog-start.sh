@@ -52,9 +52,19 @@ log "start $ahead bytes beyond the data already passed"
 echo 2000 > "$PORT_B/tls_rx_up_delay_us" || die "tls_rx_up_delay_us"
 wait_max=$(cat "$PORT_B/tls_add_wait_max")
 [ "$wait_max" -gt 0 ] || die "tls_add_wait_max is $wait_max by default"
-seen=0 waited=0 unclean=0
-for wd in 0:2 0:3 0:5 $wait_max:2 $wait_max:3 $wait_max:4 $wait_max:5; do
+seen=0 waited=0 unclean=0 runs_a=0 runs_b=0
+# A: no waiting, until an install met data in flight (3 to 8 runs);
+# B: waiting, at least 4 runs and until one waited (at most 8)
+for wd in 0:2 0:3 0:5 0:1 0:4 0:2 0:3 0:5 \
+	$wait_max:2 $wait_max:3 $wait_max:4 $wait_max:5 $wait_max:1 $wait_max:2 $wait_max:3 $wait_max:4; do
 	w=${wd%:*}
+	if [ "$w" = 0 ]; then
+		[ $runs_a -ge 3 ] && [ $seen -gt 0 ] && continue
+		runs_a=$((runs_a + 1))
+	else
+		[ $runs_b -ge 4 ] && [ $waited -gt 0 ] && continue
+		runs_b=$((runs_b + 1))
+	fi
 	echo $w > "$PORT_B/tls_add_wait_max" || die "tls_add_wait_max $w"
 	echo ${wd#*:} > "$PORT_B/tls_add_delay_ms" || die "tls_add_delay_ms"
 	snap up
@@ -83,6 +93,6 @@ done
 echo 0 > "$PORT_B/tls_rx_up_delay_us"
 echo 0 > "$PORT_B/tls_add_delay_ms"
 echo $wait_max > "$PORT_B/tls_add_wait_max"
-log "without waiting: $seen of 3 installs met data in flight, $unclean started out of sync"
+log "without waiting: $seen of $runs_a installs met data in flight, $unclean started out of sync; waiting: $waited of $runs_b installs waited, all started in sync"
 [ "$seen" -gt 0 ] || die "no install without waiting met data on its way up (the driver does not see it, or the test is too weak)"
 [ "$waited" -gt 0 ] || die "no install waited for data on its way up (test too weak)"
