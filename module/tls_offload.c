@@ -76,6 +76,7 @@ struct innova_tls_flow {
 	/* nonce material for key updates: salt | iv (hw_engine.h) */
 	u8			iv[HW_TLS_IV_LEN];
 	u8			version;	/* enum hw_tls_version */
+	u32			walk_end;	/* end of the data walked at add */
 
 	/*
 	 * DRIVER_REQ_ASYNC: the core logs the headers it parses from the
@@ -128,6 +129,7 @@ struct innova_tls_port {
 		const struct sock *sk;
 		unsigned long	when;		/* jiffies */
 		u32		auth_fail_run;
+		u32		walk_end;	/* its add's walk ended here */
 	} ended[8];
 	unsigned int		ended_next;
 	/* flow commands done and their time, under lock (debugfs tls_cmd_time) */
@@ -199,6 +201,9 @@ struct innova_tls_stream {
 	u32		end;		/* end of the contiguous data */
 	struct sk_buff	*stop;		/* first backlog skb not in the run */
 	struct sk_buff	*qpos, *bpos;	/* read cursors */
+	/* records the walk passed whose header lies at or after fresh_from */
+	u32		fresh_from;
+	u64		fresh;
 };
 
 /*
@@ -361,6 +366,8 @@ static bool innova_tls_next_record(struct innova_tls_stream *st,
 		/* the same header test the engine follows records with */
 		if (!hw_tls_hdr_plausible(version, hdr))
 			return false;
+		if (!before(seq, st->fresh_from))
+			st->fresh++;
 		seq += TLS_HEADER_SIZE + get_unaligned_be16(hdr + 3);
 		rn++;
 	}
@@ -378,31 +385,35 @@ static void innova_tls_note_end(struct innova_tls_port *tp,
 
 	tp->ended[i].sk = flow->sk;
 	tp->ended[i].when = jiffies;
+	tp->ended[i].walk_end = flow->walk_end;
 	tp->ended[i].auth_fail_run = 0;
 	if (!hw_engine_flow_info(tp->eng, flow->handle, &info))
 		tp->ended[i].auth_fail_run = info.auth_fail_run;
 }
 
 /*
- * Under tp->lock, at an add that replaces sk's context: the failed
- * records at the end of its previous flow, deleted just now (a second
- * at most: the key update's del and add run back to back).
+ * Under tp->lock, at an add that replaces sk's context: its previous
+ * flow, deleted just now (a second at most: the key update's del and add
+ * run back to back): the records it failed to authenticate at its end,
+ * and where the data its own add walked ended (the records before that
+ * were counted then). false: not found.
  */
-static u32 innova_tls_take_end(struct innova_tls_port *tp,
-			       const struct sock *sk)
+static bool innova_tls_take_end(struct innova_tls_port *tp,
+				const struct sock *sk, u32 *auth_fail_run,
+				u32 *walk_end)
 {
 	unsigned int i;
-	u32 n;
 
 	for (i = 0; i < ARRAY_SIZE(tp->ended); i++) {
 		if (tp->ended[i].sk != sk ||
 		    time_after(jiffies, tp->ended[i].when + HZ))
 			continue;
-		n = tp->ended[i].auth_fail_run;
+		*auth_fail_run = tp->ended[i].auth_fail_run;
+		*walk_end = tp->ended[i].walk_end;
 		tp->ended[i].sk = NULL;
-		return n;
+		return true;
 	}
-	return 0;
+	return false;
 }
 
 /*
@@ -472,8 +483,7 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	u64 t0 = ktime_get_ns();
 	unsigned int keylen, delay, waits, wait_max;
 	bool in_flight, rekey;
-	u32 rekey_auth_fail = 0;
-	u64 rn0;
+	u32 rekey_auth_fail = 0, prev_end;
 	int err;
 
 	if (direction != TLS_OFFLOAD_CTX_DIR_RX || !tp)
@@ -541,7 +551,6 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	params.max_ahead = innova_tls_max_ahead(sk);
 	params.start_seq = start_offload_tcp_sn;
 	params.start_rn = be64_to_cpu(get_unaligned((__be64 *)rec_seq));
-	rn0 = params.start_rn;
 	/* a socket already on the device: a key update replaces its context */
 	rekey = tls_get_ctx(sk)->rx_conf == TLS_HW;
 	params.version = version;
@@ -582,6 +591,12 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 		usleep_range(1000, 2000);
 	}
 	innova_tls_stream_init(&st, sk);
+	/* a key update's records the old flow's add walked are counted */
+	st.fresh_from = start_offload_tcp_sn;
+	if (rekey && innova_tls_take_end(tp, sk, &rekey_auth_fail, &prev_end) &&
+	    after(prev_end, st.fresh_from))
+		st.fresh_from = prev_end;
+	flow->walk_end = st.end;
 	params.stream_seq = st.end;
 	params.stream_known = true;
 	/* under the socket's spinlock: no transmission races this read */
@@ -599,8 +614,6 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 						     &params.start_seq,
 						     &params.start_rn);
 	err = hw_engine_flow_add(tp->eng, &params, &flow->handle);
-	if (!err && rekey)
-		rekey_auth_fail = innova_tls_take_end(tp, sk);
 	if (!err) {
 		list_add_tail(&flow->node, &tp->flows);
 		tp->adds++;
@@ -639,10 +652,12 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 		innova_tls_stat_inc(port, INNOVA_TLS_CTX_REKEY);
 		innova_tls_stat_add(port, INNOVA_TLS_REKEY_AUTH_FAIL,
 				    rekey_auth_fail);
-		/* the next key's records that passed before it: software's */
-		if (params.start_synced)
-			innova_tls_stat_add(port, INNOVA_TLS_REKEY_SW_RECORDS,
-					    params.start_rn - rn0);
+		/*
+		 * The records that passed before the key: software's. Those
+		 * a later KeyUpdate in the walked data put under yet another
+		 * key count too: they passed before their key as well.
+		 */
+		innova_tls_stat_add(port, INNOVA_TLS_REKEY_SW_RECORDS, st.fresh);
 	}
 	if (params.start_synced)
 		innova_tls_stat_inc(port, INNOVA_TLS_START_SYNC);
