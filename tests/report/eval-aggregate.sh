@@ -20,8 +20,10 @@
 # MSS): events per record f L / B; each touches 1 + B/f records and takes
 # a header with probability min(1, B/f), which costs W more records until
 # the NIC decrypts again. Missed per record m = (L/B)(f + B + min(f,B) W);
-# record share = 1 - m. W is the point's own measured wait (records
-# followed per lost sync), the one input the model takes from the run.
+# with those costs landing on records like Poisson arrivals, the record
+# share is exp(-m) (1 - m to first order). W is the point's own measured
+# wait (records followed per lost sync), the one input the model takes
+# from the run.
 set -uo pipefail
 CSV=${1:?eval.csv}; WORK=${2:?work dir}
 rm -f "$WORK"/eval-*
@@ -101,7 +103,7 @@ END {
 		f = (rsize[key] + (tlsv[key] == "1.3" ? 22 : 29)) / 1448
 		W = sumlost[key] > 0 ? sumfol[key] / sumlost[key] : 0
 		m = (L / B) * (f + B + (f < B ? f : B) * W)
-		mod = 100 * (1 - m); if (mod < 0) mod = 0
+		mod = 100 * exp(-m)
 		line = sprintf("%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f",
 			k[1], k[2], k[3], cnt[key],
 			stat(key, "rshare", 0.5), stat(key, "rshare", 0.25), stat(key, "rshare", 0.75),

@@ -63,7 +63,8 @@ point() {
 	cable "$1" "$2" "$7"
 	snap ev; snap ev.A A innova0
 	_v=; [ "$6" = 1.3 ] && _v=--tls13
-	tls_run $IP4_B "--rx-mode manual --bytes $BYTES $_v" "--tx-mode ktls --bytes $BYTES --record-size $5 $_v"
+	# TCP's backoff after a burst can stall a TCG transfer for minutes
+	tls_run $IP4_B "--rx-mode manual --bytes $BYTES --timeout 600 $_v" "--tx-mode ktls --bytes $BYTES --record-size $5 --timeout 600 $_v"
 	if ( expect_intact $BYTES ) && [ "$(jr .tls_stat.TlsRxDevice)" = 1 ]; then
 		_ok=1 _dev=$(device_share ev) _nic=$(nic_share ev)
 	else
