@@ -1,7 +1,7 @@
 #!/bin/sh
 # The kernel-log scan (tests/guest/splat.sh) finds each kind of report the
 # debug kernel prints, and lets the call trace of an injected page
-# allocation failure through. TAP.
+# allocation failure or forced failure through. TAP.
 here=$(cd "$(dirname "$0")" && pwd)
 n=0 bad=0
 check() {	# check WANT(found|clean) NAME LOG-LINES...
@@ -25,6 +25,14 @@ check clean "injected page allocation failure" \
 check found "a real trace after an allocation failure" \
 	"[ 1.0] x: page allocation failure: order:0" "[ 1.0] Call Trace:" \
 	"[ 2.0] a" "[ 2.0] b" "[ 2.0] c" "[ 2.0] d" "[ 2.0] e" "[ 2.0] f" "[ 2.0] Call Trace:"
+check clean "two forced failures, their stacks one after the other" \
+	"[ 1.0] FAULT_INJECTION: forcing a failure." "[ 1.0] name failslab, interval 2" \
+	"[ 1.0] CPU: 1 PID: 19 Comm: ksoftirqd/1" "[ 1.0] Call Trace:" "[ 1.0]  <TASK>" \
+	"[ 1.1] FAULT_INJECTION: forcing a failure." "[ 1.1] name failslab, interval 2" \
+	"[ 1.0]  a" "[ 1.0]  b" "[ 1.0]  c" "[ 1.0]  d" "[ 1.0]  e" "[ 1.0]  f" "[ 1.0]  </TASK>" \
+	"[ 1.2] CPU: 0 PID: 330 Comm: innova-tls" "[ 1.2] Call Trace:" "[ 1.2]  <TASK>"
+check found "a trace more than the forced failures owe" \
+	"[ 1.0] FAULT_INJECTION: forcing a failure." "[ 1.0] Call Trace:" "[ 2.0] Call Trace:"
 check clean "a quiet boot" "[ 0.0] Linux version 6.1.192" "[ 0.1] kmemleak: Kernel memory leak detector initialized"
 echo "# $n checks, $bad failed"
 [ $bad -eq 0 ]
