@@ -33,6 +33,9 @@ check clean "two forced failures, their stacks one after the other" \
 	"[ 1.2] CPU: 0 PID: 330 Comm: innova-tls" "[ 1.2] Call Trace:" "[ 1.2]  <TASK>"
 check found "a trace more than the forced failures owe" \
 	"[ 1.0] FAULT_INJECTION: forcing a failure." "[ 1.0] Call Trace:" "[ 2.0] Call Trace:"
+check clean "a forced failure in the host's coloured copy" \
+	"$(printf '\033[32m[ 1.0] \033[0m\033[33mFAULT_INJECTION: \033[0m\033[1mforcing a failure.\033[0m')" \
+	"$(printf '\033[32m[ 1.0] \033[0m\033[1mCall Trace:\033[0m')"
 check clean "a quiet boot" "[ 0.0] Linux version 6.1.192" "[ 0.1] kmemleak: Kernel memory leak detector initialized"
 echo "# $n checks, $bad failed"
 [ $bad -eq 0 ]

@@ -101,6 +101,10 @@ for t in [0-9][0-9]-*.sh; do
 	sed 's/^\([^#]\)/#   \1/' /tmp/test.out
 	# Each test leaves the guest as it found it: no namespace, no port,
 	# and the module's objects (debugfs innova/objects) back to zero.
+	# A test that stopped early (an allocation-failure run's die) may
+	# leave a sender or receiver running in its namespace, which keeps
+	# the namespace and its port alive past the objects check.
+	pkill -KILL -x innova-tls 2>/dev/null; pkill -KILL -x innova-inject 2>/dev/null
 	ip netns del A 2>/dev/null; ip netns del B 2>/dev/null
 	ip link del innova0 2>/dev/null; ip link del innova1 2>/dev/null
 	leak=$(objects_left)

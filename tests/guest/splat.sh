@@ -11,6 +11,9 @@ here=$(dirname "$0")
 # two CPUs print one after the other (dump_stack serializes them), so a
 # header's trace may come after another one's; a trace is skipped while
 # a header is owed one. A WARN or BUG line still matches on its own.
-awk '/page allocation failure|FAULT_INJECTION: forcing a failure/ { owed++ }
+# (dmesg colours its prefixes on a terminal: the host's copy has escapes
+# inside "FAULT_INJECTION: forcing", so they go first)
+awk '{ gsub(/\033\[[0-9;]*m/, "") }
+	/page allocation failure|FAULT_INJECTION: forcing a failure/ { owed++ }
 	/Call Trace/ && owed > 0 { owed--; next } { print }' "$@" |
 	grep -E -f "$here/splat-patterns"
