@@ -179,6 +179,18 @@ static u32 tuple_hash(const struct hw_flow_tuple *t)
 	return h ^ (h >> 13);
 }
 
+/* The driver's tuple as the frame parser fills it: IPv4 leaves 12 zeros */
+static struct hw_flow_tuple tuple_norm(const struct hw_flow_tuple *in)
+{
+	struct hw_flow_tuple t = *in;
+
+	if (t.family == 4) {
+		memset(t.saddr + 4, 0, 12);
+		memset(t.daddr + 4, 0, 12);
+	}
+	return t;
+}
+
 static bool tuple_eq(const struct hw_flow_tuple *a,
 		     const struct hw_flow_tuple *b)
 {
@@ -1236,16 +1248,20 @@ static void untracked_note(struct hw_engine *eng,
 {
 	struct hw_untracked *u;
 	u32 end = p->seq + plen;
+	bool syn = p->flags & 0x02;
 
+	/*
+	 * Bare ACKs (most frames without a flow), RST, or no ACK: TCP takes
+	 * no data from them; checked before the hash
+	 */
+	if (!syn && (!plen || (p->flags & 0x04) || !(p->flags & 0x10)))
+		return;
 	u = &eng->untracked[tuple_hash(&p->t) & (HW_UNTRACKED_SLOTS - 1)];
-	if (p->flags & 0x02) {
+	if (syn) {
 		u->t = p->t;
 		u->used = false;
 		return;
 	}
-	/* RST, or no ACK: TCP takes no data from it */
-	if (!plen || (p->flags & 0x04) || !(p->flags & 0x10))
-		return;
 	if (!u->used || !tuple_eq(&u->t, &p->t)) {
 		u->t = p->t;
 		u->end = end;
@@ -1258,13 +1274,9 @@ static void untracked_note(struct hw_engine *eng,
 bool hw_engine_untracked_end(const struct hw_engine *eng,
 			     const struct hw_flow_tuple *tuple, u32 *end)
 {
+	struct hw_flow_tuple t = tuple_norm(tuple);
 	const struct hw_untracked *u;
-	struct hw_flow_tuple t = *tuple;
 
-	if (t.family == 4) {
-		memset(t.saddr + 4, 0, 12);
-		memset(t.daddr + 4, 0, 12);
-	}
 	u = &eng->untracked[tuple_hash(&t) & (HW_UNTRACKED_SLOTS - 1)];
 	if (!u->used || !tuple_eq(&u->t, &t))
 		return false;
@@ -1516,11 +1528,7 @@ int hw_engine_flow_add(struct hw_engine *eng, const struct hw_flow_params *p,
 		eng->st.add_fail++;
 		return -EINVAL;
 	}
-	t = p->tuple;
-	if (t.family == 4) {
-		memset(t.saddr + 4, 0, 12);
-		memset(t.daddr + 4, 0, 12);
-	}
+	t = tuple_norm(&p->tuple);
 	if (flow_lookup(eng, &t)) {
 		eng->st.add_fail++;
 		return -EEXIST;
