@@ -114,6 +114,7 @@ static const struct innova_engine_stat innova_engine_stats[] = {
 	INNOVA_ENGINE_STAT("rx_tls13_inner_recheck", tls13_inner_recheck),
 	INNOVA_ENGINE_STAT("rx_tls_far_reanchor", far_reanchor),
 	INNOVA_ENGINE_STAT("rx_tls_out_of_window", out_of_window_frames),
+	INNOVA_ENGINE_STAT("rx_tls_records_unmarked", unmarked_records),
 };
 
 #define INNOVA_NUM_ENGINE_STATS ARRAY_SIZE(innova_engine_stats)

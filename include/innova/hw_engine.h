@@ -132,7 +132,12 @@ struct hw_stats {
 	u64 bad_csum;		/* TCP checksum failed: untouched */
 	u64 decrypted_frames;	/* frames marked crypto_done+success */
 	u64 decrypted_bytes;	/* TCP payload bytes of those frames */
-	u64 decrypted_records;	/* records decrypted in place, tag ok */
+	/*
+	 * Records the kernel gets decrypted: tag ok and every byte in a
+	 * marked frame (a shadow or passed record too, when it lies wholly in
+	 * the frame its tag completes in).
+	 */
+	u64 decrypted_records;
 	u64 enc_records;	/* tag-verified records passed encrypted */
 	u64 follow_records;	/* records followed without crypto */
 	u64 unauth_records;	/* DEC records finished without tag (hole) */
@@ -175,7 +180,7 @@ struct hw_stats {
 	/* data starting at or beyond the advertised window: TCP drops it */
 	u64 out_of_window_frames;
 	/* TLS 1.3 flows (the rest count both versions) */
-	u64 tls13_decrypted_records;	/* decrypted in place, tag ok */
+	u64 tls13_decrypted_records;	/* as decrypted_records */
 	/* a KeyUpdate decrypted: the key ends with it (as a CCS in 1.2) */
 	u64 tls13_key_update;
 	/*
@@ -184,6 +189,15 @@ struct hw_stats {
 	 * may be under a new key)
 	 */
 	u64 tls13_inner_recheck;
+	/*
+	 * Records decrypted with a good tag whose last frame still went up
+	 * unmarked, or whose earlier frame did: it also carried bytes the
+	 * engine could not decrypt (the next key's first record after a key
+	 * update, a record followed without a key, a failed tag). The kernel
+	 * gets such a record partly or wholly encrypted and decrypts it in
+	 * software, so it is not in decrypted_records.
+	 */
+	u64 unmarked_records;
 };
 
 /* Completion event bits (hw_rx_completion.events). */

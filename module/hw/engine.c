@@ -288,6 +288,7 @@ void hw_chain_reset(struct hw_flow *f, u32 seq)
 	f->rn_known = false;
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.hole = false;
+	f->rec.unmarked = false;
 	f->rec.crypto_err = false;
 	f->rec.fail = false;
 	f->rec.anchored = false;
@@ -502,6 +503,7 @@ static void record_begin(struct hw_rx_ctx *cx, struct hw_flow *f)
 	}
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.key = NULL;
+	f->rec.unmarked = false;
 	f->rec.inner_valid = false;
 	f->rec.first_n = 0;
 	if (f->state == HW_FS_TRACK || !f->rn_known)
@@ -680,11 +682,20 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 			verified = true;
 			f->keys.cur.verified = true;
 			f->auth_fail_run = 0;
-			if (mode == HW_RM_DEC) {
-				HW_STAT_INC(eng, f, decrypted_records);
+			/*
+			 * Decrypted for the kernel if every byte went up in a
+			 * marked frame: counted with this frame (frame_done()).
+			 * A shadow or passed record can be one too, when it
+			 * lies wholly in the frame its tag completes in.
+			 */
+			if (!f->rec.unmarked) {
+				cx->dec_done++;
 				if (HW_FMT(f)->appdata_outer)
-					HW_STAT_INC(eng, f,
-						    tls13_decrypted_records);
+					cx->dec13_done++;
+			} else if (mode == HW_RM_DEC) {
+				HW_STAT_INC(eng, f, unmarked_records);
+			}
+			if (mode == HW_RM_DEC) {
 				if (f->lat_phase == HW_LAT_COUNTING)
 					eng->resync_hist[hw_min_u32(f->lat_recs,
 								    HW_RESYNC_HIST - 1)]++;
@@ -743,6 +754,7 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 	f->rec.key = NULL;
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.hole = false;
+	f->rec.unmarked = false;
 	f->rec.anchored = false;
 	f->rec.seal = false;
 	f->rec.pfx_n = 0;
@@ -887,8 +899,10 @@ static u32 record_step(struct hw_rx_ctx *cx, struct hw_flow *f, const u8 *d,
 	if (f->rec.pos == 0)
 		record_begin(cx, f);
 	emit = cx->markable && emit_output(f, frame_rem);
-	if (!emit)
+	if (!emit) {
 		cx->markable = false;
+		f->rec.unmarked = true;
+	}
 
 	if (f->rec.pos < HW_PFX(f)) {
 		m = hw_min_u32(n, HW_PFX(f) - f->rec.pos);
@@ -1284,6 +1298,24 @@ bool hw_engine_untracked_end(const struct hw_engine *eng,
 	return true;
 }
 
+/*
+ * The records decrypted in this frame count as decrypted only if it goes
+ * up marked: the kernel decrypts in software a record any frame of which
+ * came up unmarked (an unmarked frame may still end a record the engine
+ * decrypted, when it also carries bytes it could not decrypt).
+ */
+static void frame_done(struct hw_rx_ctx *cx, struct hw_flow *f, bool marked)
+{
+	if (marked) {
+		HW_STAT_ADD(cx->eng, f, decrypted_records, cx->dec_done);
+		HW_STAT_ADD(cx->eng, f, tls13_decrypted_records, cx->dec13_done);
+		return;
+	}
+	HW_STAT_ADD(cx->eng, f, unmarked_records, cx->dec_done);
+	if (f->rec.pos)
+		f->rec.unmarked = true;
+}
+
 int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 		 struct hw_rx_completion *c)
 {
@@ -1439,6 +1471,7 @@ int hw_engine_rx(struct hw_engine *eng, const u8 *frame, u32 len, u8 *out,
 	c->crypto_done = cx.markable;
 	c->crypto_success = cx.markable && !cx.tag_fail;
 	c->auth_fail = cx.tag_fail;
+	frame_done(&cx, f, hw_rx_decrypted(c));
 	if (hw_rx_decrypted(c)) {
 		memcpy(out, frame, poff);
 		memcpy(out + poff + plen, frame + poff + plen,

@@ -78,6 +78,7 @@ struct hw_record {
 	u32 len;		/* 5 + L once pos >= 5 */
 	u8 mode;		/* enum hw_rec_mode */
 	bool hole;		/* a hole skipped bytes of this record */
+	bool unmarked;		/* a frame of it went up unmarked */
 	bool crypto_err;	/* a backend call failed (this record) */
 	bool fail;		/* record poisoned by a backend error */
 	/*
@@ -332,6 +333,9 @@ struct hw_rx_ctx {
 	bool req;
 	u32 req_seq;
 	u32 events;
+	/* DEC records that ended in this frame: decrypted if it is marked */
+	u16 dec_done;
+	u16 dec13_done;
 };
 
 /* Count in the flow and engine-wide at once (fld: a struct hw_stats field). */

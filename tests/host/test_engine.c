@@ -774,6 +774,15 @@ static void run_scen(const struct scen *sc)
 			      "clean: %d/%d after sync", rr.after_first_dec,
 			      rr.after_first);
 		}
+		/*
+		 * The NIC's count of records decrypted is the kernel's: every
+		 * byte of each came up in a marked frame (a record ending in
+		 * a frame it could not mark is rx_tls_records_unmarked).
+		 */
+		CHECK(rr.st.decrypted_records == (u64)rr.dec,
+		      "engine counted %llu records decrypted, the kernel got %d (unmarked %llu, seed %d)",
+		      (unsigned long long)rr.st.decrypted_records, rr.dec,
+		      (unsigned long long)rr.st.unmarked_records, seed);
 		if (sc->expect_resync)
 			CHECK(rr.dec > 0, "never decrypted");
 		if (sc->keymode)
