@@ -8,15 +8,37 @@
 #                              reorder, rekey, teardown, many flows; set
 #                              empty to skip it)
 #   INNOVA_CACHE=DIR           where the debug kernel is cached
+#   KVER=6.12-tls13            a patched-kernel lane: its series and config
+#                              fragment with the debug fragment on top
+#                              (another cold kernel build, cached apart)
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
-LOGS=$BUILD/test-logs/debug
-mkdir -p "$LOGS"
 cd "$ROOT"
 . "$ROOT/tests/tap.sh"
 KVER=$(qemu-image/kver.sh)
-DBG=$BUILD/debug-kernel
+lane=$(qemu-image/kver.sh --lane)
+if [ -n "$lane" ]; then
+	# the lane's kernel (its patches, its fragment) with the debug options
+	stock=${KVER%-"$lane"}
+	name=debug-$lane
+	frag=$BUILD/$name-kernel.config
+	mkdir -p "$BUILD"
+	series=kernel/patches/$(echo "$stock" | cut -d. -f1-2)/series
+	# (6.8 dropped UBSAN_SANITIZE_ALL: UBSAN instruments all code when on)
+	{ grep -hvE '^CONFIG_(LOCALVERSION|UBSAN_SANITIZE_ALL)=' \
+		"kernel/$lane-kernel.config" kernel/debug-kernel.config
+	  echo "CONFIG_LOCALVERSION=\"-innova-$lane-debug\""; } > "$frag"
+else
+	stock=$KVER
+	name=debug
+	frag=kernel/debug-kernel.config
+	series=-
+fi
+DBG=$BUILD/$name-kernel
+sfx=${lane:+-$lane}
+LOGS=$BUILD/test-logs/debug$sfx
+mkdir -p "$LOGS"
 # KASAN, lockdep and kmemleak scans make the guest several times slower
 export GUEST_TIMEOUT=${GUEST_TIMEOUT:-7200}
 
@@ -29,7 +51,7 @@ fi
 
 echo "# debug kernel (cached by source version, config fragment and compiler)"
 kt0=$(date +%s)
-if kernel/build-kernel.sh "$KVER" debug kernel/debug-kernel.config - "$DBG" 2>&1 | tee "$LOGS/kernel.log" | grep -E '^(>>>|!!!|    )'; then
+if kernel/build-kernel.sh "$stock" "$name" "$frag" "$series" "$DBG" 2>&1 | tee "$LOGS/kernel.log" | grep -E '^(>>>|!!!|    )'; then
 	pass_step "debug kernel $(cat "$DBG/release") ready in $(( $(date +%s) - kt0 )) s (cold build took $(cat "$DBG/build-seconds") s)"
 else
 	fail_step "debug kernel build (see $LOGS/kernel.log)"
@@ -37,22 +59,22 @@ else
 fi
 
 echo "# module against the debug kernel's build tree"
-mk=(KDIR="$DBG/obj" KMOD="$BUILD/kmod-debug" STAGE="$BUILD/stage-debug")
+mk=(KDIR="$DBG/obj" KMOD="$BUILD/kmod-debug$sfx" STAGE="$BUILD/stage-debug$sfx")
 if make -s "${mk[@]}" stage > "$LOGS/build.log" 2>&1; then
-	pass_step "build: module against $(cat "$DBG/release") (vermagic $(modinfo -F vermagic "$BUILD/kmod-debug/innova.ko" | cut -d' ' -f1))"
+	pass_step "build: module against $(cat "$DBG/release") (vermagic $(modinfo -F vermagic "$BUILD/kmod-debug$sfx/innova.ko" | cut -d' ' -f1))"
 else
 	tail -30 "$LOGS/build.log" | sed 's/^/# /'
 	fail_step "build: module against the debug kernel"
 	finish
 fi
 # Same rootfs, plus the debug kernel's /lib/modules (modules.builtin).
-cat "$BUILD/rootfs-$KVER.cpio" "$DBG/modules.cpio" > "$BUILD/rootfs-debug.cpio"
+cat "$BUILD/rootfs-$stock.cpio" "$DBG/modules.cpio" > "$BUILD/rootfs-debug$sfx.cpio"
 
 echo "# guest suite on the debug kernel, then allocation-failure runs (QEMU TCG)"
 faults=${FAULT_TESTS-41-* 43-* 45-* 52-*}
 cmd="GUEST_TESTS='${GUEST_TESTS:-*}' sh /innova/tests/guest/run-suite.sh"
 [ -z "$faults" ] ||
 	cmd="$cmd; r=\$?; FAULT_ALLOC=1 GUEST_TESTS='$faults' sh /innova/tests/guest/run-suite.sh && exit \$r"
-guest_suite debug-guest "$DBG/bzImage" "$BUILD/rootfs-debug.cpio" "$BUILD/stage-debug" \
-	"$BUILD/guest-out-debug" "$cmd"
+guest_suite "debug$sfx-guest" "$DBG/bzImage" "$BUILD/rootfs-debug$sfx.cpio" "$BUILD/stage-debug$sfx" \
+	"$BUILD/guest-out-debug$sfx" "$cmd"
 finish
