@@ -27,6 +27,12 @@
  * of a data segment far ahead in sequence that the receiving TCP discards
  * (its ACK covers data never sent) but a NIC sees.
  *
+ * Two traffic patterns for the evaluation (docs/evaluation.md): tail_loss
+ * loses frames that end a TLS record (the cable follows each connection's
+ * record framing from its SYN, as a middlebox would), and stall stops the
+ * direction for stall_ms, so that a stall past the sender's RTO makes TCP
+ * send the window again: the receiver then gets a window of data twice.
+ *
  * The knobs and counters live in debugfs (innova_cable_debugfs_add()):
  * writes outside a knob's range fail with -EINVAL and change nothing. The
  * counters' names (innova_cable_stat_names) are used by debugfs and, with
@@ -42,11 +48,13 @@
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
+#include <linux/jhash.h>
 #include <linux/ipv6.h>
 #include <linux/tcp.h>
 #include <net/checksum.h>
 #include <net/ip.h>
 #include <net/ip6_checksum.h>
+#include <net/tcp.h>
 
 #include "innova.h"
 
@@ -176,6 +184,97 @@ static bool innova_cable_parse_tcp(const struct sk_buff *skb,
 	th = (const struct tcphdr *)(skb->data + f->l4);
 	f->payload = f->l4 + th->doff * 4;
 	return th->doff >= 5 && f->payload <= f->end;
+}
+
+/* ---- tail loss: the frames that end a TLS record (cable lock held) ---- */
+
+static u32 innova_cable_tuple_key(const struct sk_buff *skb,
+				  const struct innova_cable_tcp *f)
+{
+	const struct tcphdr *th = (const struct tcphdr *)(skb->data + f->l4);
+	u32 ports = ((u32)ntohs(th->source) << 16) | ntohs(th->dest);
+	u32 key;
+
+	if (f->v6)
+		key = jhash(&((const struct ipv6hdr *)(skb->data + f->l3))->saddr,
+			    2 * sizeof(struct in6_addr), ports);
+	else
+		key = jhash(&((const struct iphdr *)(skb->data + f->l3))->saddr,
+			    2 * sizeof(__be32), ports);
+	return key ?: 1;
+}
+
+/* A TLS record header as any version puts it on the wire */
+static bool innova_cable_tls_hdr_ok(const u8 *h)
+{
+	u16 len = (h[3] << 8) | h[4];
+
+	return h[0] >= 20 && h[0] <= 24 && h[1] == 3 && len &&
+	       len <= 16384 + 2048;
+}
+
+/*
+ * Follow a TCP frame through its connection's records: true if it carries
+ * the last byte of one. New data only, in the order the sender sent it
+ * (the cable sees it before any fault); a retransmission's old bytes are
+ * not followed again, a gap or a header no TLS version writes ends the
+ * follow (the connection is not TLS, or no longer followable).
+ */
+static bool innova_cable_follow_tls(struct innova_cable *c,
+				    const struct sk_buff *skb,
+				    const struct innova_cable_tcp *f)
+{
+	const struct tcphdr *th = (const struct tcphdr *)(skb->data + f->l4);
+	u32 key = innova_cable_tuple_key(skb, f);
+	struct innova_cable_follow *fl;
+	u32 seq = ntohl(th->seq), end, pos, n;
+	bool tail = false;
+
+	fl = &c->follow[key % INNOVA_CABLE_FOLLOW_N];
+	if (th->syn) {
+		memset(fl, 0, sizeof(*fl));
+		fl->key = key;
+		fl->on = true;
+		fl->next_seq = seq + 1;
+		fl->hdr_seq = seq + 1;
+		return false;
+	}
+	end = seq + (f->end - f->payload);
+	if (fl->key != key || !fl->on || !after(end, fl->next_seq))
+		return false;
+	if (after(seq, fl->next_seq)) {
+		fl->on = false;
+		return false;
+	}
+	for (pos = fl->next_seq; before(pos, end);) {
+		if (fl->hdr_n < sizeof(fl->hdr)) {
+			n = min_t(u32, sizeof(fl->hdr) - fl->hdr_n, end - pos);
+			if (skb_copy_bits(skb, f->payload + (pos - seq),
+					  fl->hdr + fl->hdr_n, n)) {
+				fl->on = false;
+				return false;
+			}
+			fl->hdr_n += n;
+			pos += n;
+			if (fl->hdr_n < sizeof(fl->hdr))
+				break;
+			if (!innova_cable_tls_hdr_ok(fl->hdr)) {
+				fl->on = false;
+				return false;
+			}
+			fl->rec_end = fl->hdr_seq + sizeof(fl->hdr) +
+				      ((fl->hdr[3] << 8) | fl->hdr[4]);
+			continue;
+		}
+		if (after(fl->rec_end, end))
+			break;
+		pos = fl->rec_end;
+		tail = true;
+		fl->hdr_seq = pos;
+		fl->hdr_n = 0;
+	}
+	fl->next_seq = end;
+	return tail;
 }
 
 static bool innova_cable_has_payload(const struct sk_buff *skb)
@@ -318,15 +417,21 @@ static void innova_cable_delay_stage(struct innova_cable *c,
 				     struct sk_buff_head *out)
 {
 	u32 delay = min(READ_ONCE(c->cfg.delay_ms), INNOVA_CABLE_MAX_DELAY);
-	ktime_t now;
+	ktime_t now, due;
 
 	/* Frames still queued keep their place even when delay is now 0. */
-	if (!delay && skb_queue_empty(&c->delayq)) {
+	if (!delay && skb_queue_empty(&c->delayq) && !c->stall_until) {
 		__skb_queue_tail(out, skb);
 		return;
 	}
 	now = ktime_get();
-	INNOVA_CABLE_CB(skb)->due = ktime_add_ms(now, delay);
+	due = ktime_add_ms(now, delay);
+	/* a stall holds every frame until it ends; due times stay ordered */
+	if (c->stall_until && ktime_after(c->stall_until, due))
+		due = c->stall_until;
+	else if (c->stall_until && ktime_compare(c->stall_until, now) <= 0)
+		c->stall_until = 0;
+	INNOVA_CABLE_CB(skb)->due = due;
 	if (delay)
 		atomic64_inc(&c->cnt[INNOVA_CABLE_DELAYED]);
 	__skb_queue_tail(&c->delayq, skb);
@@ -386,9 +491,12 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 	u32 mangle = READ_ONCE(cfg->dup_mangle);
 	u32 ahead = READ_ONCE(cfg->inject_ahead);
 	u32 burst = READ_ONCE(cfg->burst_loss_ppm);
+	u32 tail_ppm = READ_ONCE(cfg->tail_loss_ppm);
+	u32 stall = READ_ONCE(cfg->stall_ppm);
 	struct sk_buff *dup = NULL, *inj = NULL;
+	struct innova_cable_tcp tcp;
 	struct sk_buff_head out;
-	bool hit = false;
+	bool hit = false, lost, tail = false, is_tcp = false;
 
 	/* one shot: whoever clears the knob sends the copy */
 	if (unlikely(ahead) && innova_cable_has_payload(frame) &&
@@ -398,17 +506,28 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 			atomic64_inc(&c->cnt[INNOVA_CABLE_INJECTED]);
 	}
 
-	if (drop | corrupt | dup_ppm | reorder | burst)
-		hit = !READ_ONCE(cfg->tcp_only) || innova_cable_has_payload(frame);
+	if (drop | corrupt | dup_ppm | reorder | burst | tail_ppm | stall) {
+		is_tcp = innova_cable_parse_tcp(frame, &tcp);
+		hit = !READ_ONCE(cfg->tcp_only) ||
+		      (is_tcp && tcp.payload < tcp.end);
+	}
 
 	__skb_queue_head_init(&out);
 	spin_lock(&c->lock);
 
+	/* every TCP frame: a SYN starts a connection's record framing */
+	if (tail_ppm && is_tcp)
+		tail = innova_cable_follow_tls(c, frame, &tcp);
 	if (inj)
 		innova_cable_delay_stage(c, inj, &out);
-	if (hit && (innova_cable_roll(c, drop) ||
-		    (burst && innova_cable_burst_lost(c, burst,
-						      READ_ONCE(cfg->burst_len))))) {
+	lost = hit && (innova_cable_roll(c, drop) ||
+		       (burst && innova_cable_burst_lost(c, burst,
+							 READ_ONCE(cfg->burst_len))));
+	if (hit && !lost && tail && innova_cable_roll(c, tail_ppm)) {
+		atomic64_inc(&c->cnt[INNOVA_CABLE_TAIL_LOST]);
+		lost = true;
+	}
+	if (lost) {
 		atomic64_inc(&c->cnt[INNOVA_CABLE_DROPPED]);
 		spin_unlock(&c->lock);
 		kfree_skb(frame);
@@ -425,6 +544,13 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 			dup = NULL;
 		if (dup)
 			atomic64_inc(&c->cnt[INNOVA_CABLE_DUPLICATED]);
+	}
+
+	if (hit && innova_cable_roll(c, stall)) {
+		c->stall_until = ktime_add_ms(ktime_get(),
+					      clamp(READ_ONCE(cfg->stall_ms), 1U,
+						    INNOVA_CABLE_MAX_DELAY));
+		atomic64_inc(&c->cnt[INNOVA_CABLE_STALLS]);
 	}
 
 	/* a mangled copy first: a NIC that takes it for the flow then sees
@@ -527,6 +653,8 @@ void innova_cable_reseed(struct innova_port *port, u64 seed)
 	c->seed = seed;
 	c->prng = seed;
 	c->burst_bad = false;
+	c->stall_until = 0;
+	memset(c->follow, 0, sizeof(c->follow));
 	spin_unlock_bh(&c->lock);
 }
 
@@ -560,6 +688,8 @@ const char * const innova_cable_stat_names[] = {
 	[INNOVA_CABLE_DELAYED]		= "delayed",
 	[INNOVA_CABLE_INJECTED]		= "injected",
 	[INNOVA_CABLE_LOSS_BURSTS]	= "loss_bursts",
+	[INNOVA_CABLE_TAIL_LOST]	= "tail_lost",
+	[INNOVA_CABLE_STALLS]		= "stalls",
 };
 
 static_assert(ARRAY_SIZE(innova_cable_stat_names) == INNOVA_CABLE_STAT_NUM);
@@ -588,6 +718,9 @@ static const struct innova_cable_knob innova_cable_knobs[] = {
 	INNOVA_KNOB(inject_ahead, S32_MAX),
 	INNOVA_KNOB(burst_loss_ppm, INNOVA_CABLE_PPM - 1),
 	INNOVA_KNOB(burst_len, 1000),
+	INNOVA_KNOB(tail_loss_ppm, INNOVA_CABLE_PPM),
+	INNOVA_KNOB(stall_ppm, INNOVA_CABLE_PPM),
+	INNOVA_KNOB(stall_ms, INNOVA_CABLE_MAX_DELAY),
 };
 
 static_assert(ARRAY_SIZE(innova_cable_knobs) == INNOVA_CABLE_NUM_KNOBS);

@@ -101,6 +101,8 @@ enum innova_cable_stat {
 	INNOVA_CABLE_DELAYED,
 	INNOVA_CABLE_INJECTED,		/* far-ahead copies (inject_ahead) */
 	INNOVA_CABLE_LOSS_BURSTS,	/* bad-state visits of the burst model */
+	INNOVA_CABLE_TAIL_LOST,		/* record-end frames lost (tail_loss) */
+	INNOVA_CABLE_STALLS,		/* stalls of the direction (stall) */
 	INNOVA_CABLE_STAT_NUM
 };
 
@@ -139,10 +141,40 @@ struct innova_cable_cfg {
 	 */
 	u32	burst_loss_ppm;
 	u32	burst_len;	/* mean burst length in frames (0 or 1: 1) */
+	/*
+	 * Tail loss: lose a data frame that carries the last byte of a TLS
+	 * record with this probability (connections opened while it is set:
+	 * the record framing is followed from the SYN).
+	 */
+	u32	tail_loss_ppm;
+	/*
+	 * Stall: with this probability a data frame stops the direction for
+	 * stall_ms (it and every frame after it wait, order kept): past the
+	 * sender's RTO, TCP times out and sends the window again.
+	 */
+	u32	stall_ppm;
+	u32	stall_ms;
 };
 
+/*
+ * One connection's TLS record framing as the cable saw the sender send it
+ * (tail_loss_ppm): followed in sequence from the SYN; a retransmission is
+ * not followed, anything else unexpected ends the follow.
+ */
+struct innova_cable_follow {
+	u32	key;		/* hash of the tuple; 0: slot free */
+	bool	on;		/* still following */
+	u32	next_seq;	/* the sender's next new byte */
+	u32	hdr_seq;	/* where the record being read starts */
+	u32	rec_end;	/* just past it, once its header is read */
+	u8	hdr[5];
+	u8	hdr_n;		/* header bytes read so far */
+};
+
+#define INNOVA_CABLE_FOLLOW_N	16
+
 /* The fault knobs' debugfs files: name, field, largest value. */
-#define INNOVA_CABLE_NUM_KNOBS	13
+#define INNOVA_CABLE_NUM_KNOBS	16
 struct innova_cable_knob_ref {
 	struct innova_port	*port;
 	unsigned int		knob;	/* index in cable.c's table */
@@ -158,6 +190,8 @@ struct innova_cable {
 	u64			seed;
 	u64			prng;
 	bool			burst_bad;	/* in the burst model's bad state */
+	ktime_t			stall_until;	/* frames wait until then */
+	struct innova_cable_follow follow[INNOVA_CABLE_FOLLOW_N];
 	struct sk_buff		*held;
 	u32			held_passed;
 	ktime_t			held_due;

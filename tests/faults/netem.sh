@@ -3,6 +3,9 @@
 #   netem.sh NETNS IFNAME PROFILE     apply (replaces any root qdisc)
 #   netem.sh NETNS IFNAME clear       remove
 # Profiles: loss0.5 loss1 loss5 reorder5 reorder25 dup5 jitter corrupt0.1 rate
+#   gemodel:PCT:B   bursty loss, Gilbert-Elliott as netem's "loss gemodel":
+#                   PCT % of the packets lost on average, in bursts of B
+#                   packets on average (the cable's burst=/burstlen= model)
 # (reorder needs a delay: netem reorders by sending some packets early.)
 set -e
 ns=${1:?usage: netem.sh NETNS IFNAME PROFILE|clear}; dev=${2:?}; prof=${3:?}
@@ -17,6 +20,12 @@ dup5) args="duplicate 5%" ;;
 jitter) args="delay 3ms 2ms distribution normal" ;;
 corrupt0.1) args="corrupt 0.1%" ;;
 rate) args="rate 200mbit" ;;
+gemodel:*:*)
+	# good->bad p, bad->good r = 1/B; the bad state loses all, the good
+	# none: p / (p + r) of the packets are lost
+	args=$(echo "$prof" | awk -F: '{ L = $2 / 100; r = 1 / $3; if (L <= 0 || L >= 1 || $3 < 1) exit 1
+		printf "loss gemodel %.6f%% %.6f%% 100%% 0%%", 100 * r * L / (1 - L), 100 * r }') ||
+		{ echo "netem.sh: bad profile '$prof' (gemodel:PCT:B, 0 < PCT < 100, B >= 1)" >&2; exit 2; } ;;
 *) echo "netem.sh: unknown profile '$prof'" >&2; exit 2 ;;
 esac
 ip netns exec "$ns" tc qdisc replace dev "$dev" root netem $args

@@ -294,6 +294,8 @@ set_cable() {
 		fixcsum) _sc_f=corrupt_fix_csum ;; delay) _sc_f=delay_ms ;;
 		mangle) _sc_f=dup_mangle ;;
 		burst) _sc_f=burst_loss_ppm ;; burstlen) _sc_f=burst_len ;;
+		tail) _sc_f=tail_loss_ppm ;; stall) _sc_f=stall_ppm ;;
+		stallms) _sc_f=stall_ms ;;
 		*) continue ;;	# ahead is one-shot: the next frame may take it
 		esac
 		# the last value given for a knob is the one that holds
@@ -306,7 +308,8 @@ set_cable() {
 }
 # expect_cable SNAP KNOB=VALUE...: the sender's cable (snap SNAP of
 # innova0 in A) applied each rate knob given (drop, reorder, dup in ppm of
-# the frames it sent; burst: the bursty loss's mean rate): within half to
+# the frames it sent; burst: the bursty loss's mean rate; stall: stalls
+# per frame; tail: record ends lost per record received): within half to
 # twice the expected count, at least once; none where the knob is 0;
 # burstlen: the frames lost per burst, within half to twice of it. A fault
 # that is not applied fails here.
@@ -318,6 +321,16 @@ expect_cable() {
 		drop) _ec_c=tx_cable_dropped ;; reorder) _ec_c=tx_cable_reordered ;;
 		dup) _ec_c=tx_cable_duplicated ;;
 		burst) _ec_c=tx_cable_dropped ;;
+		stall) _ec_c=tx_cable_stalls ;;
+		tail)
+			# record ends lost: a share of the records (the receiver's
+			# count; the handshake's few are left out)
+			_ec_n=$(delta "$_ec_snap" tx_cable_tail_lost) _ec_want=$(( $(jr .records) * ${_ec#*=} / 1000000 ))
+			[ "${_ec#*=}" != 0 ] || [ "$_ec_n" = 0 ] || die_unsafe "$_ec_snap: tx_cable_tail_lost +$_ec_n with $_ec"
+			[ "${_ec#*=}" = 0 ] || [ "$_ec_n" -ge 1 ] && [ "$_ec_n" -ge $((_ec_want / 2)) ] && [ "$_ec_n" -le $((_ec_want * 2 + 2)) ] ||
+				die_unsafe "$_ec_snap: tx_cable_tail_lost +$_ec_n of $(jr .records) records with $_ec (expected about $_ec_want)"
+			asserted
+			continue ;;
 		burstlen)
 			# bursts as long as asked on average (half to twice)
 			_ec_b=$(delta "$_ec_snap" tx_cable_loss_bursts) _ec_n=$(delta "$_ec_snap" tx_cable_dropped)
