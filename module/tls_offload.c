@@ -76,7 +76,7 @@ struct innova_tls_flow {
 	/* nonce material for key updates: salt | iv (hw_engine.h) */
 	u8			iv[HW_TLS_IV_LEN];
 	u8			version;	/* enum hw_tls_version */
-	u32			walk_end;	/* end of the data walked at add */
+	u32			walk_end;	/* end of the records counted at add */
 
 	/*
 	 * DRIVER_REQ_ASYNC: the core logs the headers it parses from the
@@ -95,6 +95,22 @@ struct innova_tls_flow {
 	bool			async_busy;
 	bool			async_answered;	/* _end sent, not consumed */
 	u32			async_hw_seq;	/* header start the NIC found */
+};
+
+/* A deleted flow, as the add that replaces it at a key update needs it */
+struct innova_tls_end {
+	const struct sock	*sk;
+	unsigned long		when;		/* jiffies */
+	u32			auth_fail_run;
+	u32			walk_end;	/* its add's walk ended here */
+	/*
+	 * It followed the records it had no key for from nokey_seq: the
+	 * first nokey_recs of them, up to next_seq, passed before their key.
+	 */
+	bool			nokey_known;
+	u32			nokey_seq;
+	u32			nokey_recs;
+	u32			next_seq;
 };
 
 struct innova_tls_port {
@@ -123,14 +139,10 @@ struct innova_tls_port {
 	 * The last flows deleted, under lock: a TLS 1.3 key update deletes a
 	 * socket's flow and adds the next one at once, and the add counts the
 	 * records the old flow failed to authenticate at its end (records
-	 * under the next key it met first).
+	 * under the next key it met first) and starts where the old flow's
+	 * records without a key end.
 	 */
-	struct {
-		const struct sock *sk;
-		unsigned long	when;		/* jiffies */
-		u32		auth_fail_run;
-		u32		walk_end;	/* its add's walk ended here */
-	} ended[8];
+	struct innova_tls_end	ended[8];
 	unsigned int		ended_next;
 	/* flow commands done and their time, under lock (debugfs tls_cmd_time) */
 	u64			add_ns, del_ns;
@@ -381,26 +393,44 @@ static void innova_tls_note_end(struct innova_tls_port *tp,
 				struct innova_tls_flow *flow)
 {
 	unsigned int i = tp->ended_next++ % ARRAY_SIZE(tp->ended);
+	struct innova_tls_end *e = &tp->ended[i];
 	struct hw_flow_info info;
 
-	tp->ended[i].sk = flow->sk;
-	tp->ended[i].when = jiffies;
-	tp->ended[i].walk_end = flow->walk_end;
-	tp->ended[i].auth_fail_run = 0;
-	if (!hw_engine_flow_info(tp->eng, flow->handle, &info))
-		tp->ended[i].auth_fail_run = info.auth_fail_run;
+	memset(e, 0, sizeof(*e));
+	e->sk = flow->sk;
+	e->when = jiffies;
+	e->walk_end = flow->walk_end;
+	if (hw_engine_flow_info(tp->eng, flow->handle, &info))
+		return;
+	e->auth_fail_run = info.auth_fail_run;
+	/*
+	 * Records it followed without a key: those before the current one,
+	 * and the current one too once its header is read (its length says
+	 * where the next starts).
+	 */
+	if (info.nokey_known && info.record_num >= info.nokey_rn &&
+	    info.record_num - info.nokey_rn < U32_MAX) {
+		e->nokey_known = true;
+		e->nokey_seq = info.nokey_seq;
+		e->nokey_recs = info.record_num - info.nokey_rn;
+		e->next_seq = info.record_seq;
+		if (info.record_pos >= TLS_HEADER_SIZE && info.record_len) {
+			e->nokey_recs++;
+			e->next_seq += info.record_len;
+		}
+	}
 }
 
 /*
  * Under tp->lock, at an add that replaces sk's context: its previous
  * flow, deleted just now (a second at most: the key update's del and add
  * run back to back): the records it failed to authenticate at its end,
- * and where the data its own add walked ended (the records before that
- * were counted then). false: not found.
+ * where the data its own add walked ended (the records before that were
+ * counted then), and the records it followed without a key. false: not
+ * found.
  */
 static bool innova_tls_take_end(struct innova_tls_port *tp,
-				const struct sock *sk, u32 *auth_fail_run,
-				u32 *walk_end)
+				const struct sock *sk, struct innova_tls_end *end)
 {
 	unsigned int i;
 
@@ -408,8 +438,7 @@ static bool innova_tls_take_end(struct innova_tls_port *tp,
 		if (tp->ended[i].sk != sk ||
 		    time_after(jiffies, tp->ended[i].when + HZ))
 			continue;
-		*auth_fail_run = tp->ended[i].auth_fail_run;
-		*walk_end = tp->ended[i].walk_end;
+		*end = tp->ended[i];
 		tp->ended[i].sk = NULL;
 		return true;
 	}
@@ -476,6 +505,7 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	struct tls12_crypto_info_aes_gcm_256 *gcm256;
 	struct tls12_crypto_info_aes_gcm_128 *gcm128;
 	struct hw_flow_params params = {};
+	struct innova_tls_end prev = {};
 	struct innova_tls_stream st;
 	struct innova_tls_flow *flow;
 	const u8 *key, *salt, *iv, *rec_seq;
@@ -483,7 +513,8 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	u64 t0 = ktime_get_ns();
 	unsigned int keylen, delay, waits, wait_max;
 	bool in_flight, rekey;
-	u32 rekey_auth_fail = 0, prev_end;
+	u32 walk_seq, nokey_recs = 0;
+	u64 walk_rn;
 	int err;
 
 	if (direction != TLS_OFFLOAD_CTX_DIR_RX || !tp)
@@ -593,10 +624,26 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	innova_tls_stream_init(&st, sk);
 	/* a key update's records the old flow's add walked are counted */
 	st.fresh_from = start_offload_tcp_sn;
-	if (rekey && innova_tls_take_end(tp, sk, &rekey_auth_fail, &prev_end) &&
-	    after(prev_end, st.fresh_from))
-		st.fresh_from = prev_end;
-	flow->walk_end = st.end;
+	walk_seq = start_offload_tcp_sn;
+	walk_rn = params.start_rn;
+	if (rekey && innova_tls_take_end(tp, sk, &prev)) {
+		if (after(prev.walk_end, st.fresh_from))
+			st.fresh_from = prev.walk_end;
+		/*
+		 * The old flow followed the next key's first records without
+		 * the key, from the one the kernel starts the new key at: the
+		 * walk goes on after them. They may no longer be in the
+		 * receive queue (the record parser copies a record it cannot
+		 * take in place out of it), or not yet (still on their way up).
+		 */
+		if (prev.nokey_known && prev.nokey_seq == start_offload_tcp_sn) {
+			nokey_recs = prev.nokey_recs;
+			walk_seq = prev.next_seq;
+			walk_rn += nokey_recs;
+		}
+	}
+	/* the records counted here end there (or where the handover's did) */
+	flow->walk_end = after(walk_seq, st.end) ? walk_seq : st.end;
 	params.stream_seq = st.end;
 	params.stream_known = true;
 	/* under the socket's spinlock: no transmission races this read */
@@ -608,10 +655,8 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	params.rcv_edge = tcp_sk(sk)->rcv_wup + tcp_sk(sk)->rcv_wnd;
 	params.rcv_wscale = tcp_sk(sk)->rx_opt.rcv_wscale;
 	params.rcv_edge_known = true;
-	params.start_synced = innova_tls_next_record(&st, version,
-						     start_offload_tcp_sn,
-						     params.start_rn,
-						     &params.start_seq,
+	params.start_synced = innova_tls_next_record(&st, version, walk_seq,
+						     walk_rn, &params.start_seq,
 						     &params.start_rn);
 	err = hw_engine_flow_add(tp->eng, &params, &flow->handle);
 	if (!err) {
@@ -651,13 +696,14 @@ static int innova_tls_dev_add(struct net_device *netdev, struct sock *sk,
 	if (rekey) {
 		innova_tls_stat_inc(port, INNOVA_TLS_CTX_REKEY);
 		innova_tls_stat_add(port, INNOVA_TLS_REKEY_AUTH_FAIL,
-				    rekey_auth_fail);
+				    prev.auth_fail_run);
 		/*
 		 * The records that passed before the key: software's. Those
 		 * a later KeyUpdate in the walked data put under yet another
 		 * key count too: they passed before their key as well.
 		 */
-		innova_tls_stat_add(port, INNOVA_TLS_REKEY_SW_RECORDS, st.fresh);
+		innova_tls_stat_add(port, INNOVA_TLS_REKEY_SW_RECORDS,
+				    nokey_recs + st.fresh);
 	}
 	if (params.start_synced)
 		innova_tls_stat_inc(port, INNOVA_TLS_START_SYNC);

@@ -272,6 +272,15 @@ struct hw_flow_info {
 	 * key update, the records under the next key the flow met first.
 	 */
 	u32 auth_fail_run;
+	/*
+	 * In NOKEY and still following records: the first record it had no
+	 * key for starts at nokey_seq, numbered nokey_rn (record_num's
+	 * numbering). The records from there to record_num passed before
+	 * their key; a replacement flow can start after them in sync.
+	 */
+	bool nokey_known;
+	u32 nokey_seq;
+	u64 nokey_rn;
 };
 
 /* ---- engine lifetime (process context) ---- */

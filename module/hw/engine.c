@@ -286,6 +286,7 @@ void hw_chain_reset(struct hw_flow *f, u32 seq)
 	f->rec.idx = 0;
 	f->rn_off = 0;
 	f->rn_known = false;
+	f->nokey_known = false;
 	f->rec.mode = HW_RM_FOLLOW;
 	f->rec.hole = false;
 	f->rec.unmarked = false;
@@ -510,9 +511,15 @@ static void record_begin(struct hw_rx_ctx *cx, struct hw_flow *f)
 		return;
 	ks = hw_select_key(cx, f, f->rec.idx + f->rn_off);
 	if (!ks) {
+		if (!f->nokey_known) {
+			f->nokey_known = true;
+			f->nokey_seq = f->rec.seq;
+			f->nokey_rn = f->rec.idx + f->rn_off;
+		}
 		hw_set_state(cx, f, HW_FS_NOKEY);
 		return;
 	}
+	f->nokey_known = false;
 	if (f->state == HW_FS_NOKEY)
 		hw_set_state(cx, f, HW_FS_SHADOW);
 	f->rec.key = ks->k;
@@ -689,7 +696,10 @@ static void record_end(struct hw_rx_ctx *cx, struct hw_flow *f)
 			 * lies wholly in the frame its tag completes in.
 			 */
 			if (!f->rec.unmarked) {
-				cx->dec_done++;
+				if (mode == HW_RM_DEC)
+					cx->dec_done++;
+				else
+					cx->ver_done++;
 				if (HW_FMT(f)->appdata_outer)
 					cx->dec13_done++;
 			} else if (mode == HW_RM_DEC) {
@@ -1302,12 +1312,15 @@ bool hw_engine_untracked_end(const struct hw_engine *eng,
  * The records decrypted in this frame count as decrypted only if it goes
  * up marked: the kernel decrypts in software a record any frame of which
  * came up unmarked (an unmarked frame may still end a record the engine
- * decrypted, when it also carries bytes it could not decrypt).
+ * decrypted, when it also carries bytes it could not decrypt). A verified
+ * record wholly in a marked frame reaches the host decrypted too; in an
+ * unmarked one it is what it was, a record passed encrypted.
  */
 static void frame_done(struct hw_rx_ctx *cx, struct hw_flow *f, bool marked)
 {
 	if (marked) {
-		HW_STAT_ADD(cx->eng, f, decrypted_records, cx->dec_done);
+		HW_STAT_ADD(cx->eng, f, decrypted_records,
+			    cx->dec_done + cx->ver_done);
 		HW_STAT_ADD(cx->eng, f, tls13_decrypted_records, cx->dec13_done);
 		return;
 	}
@@ -1767,6 +1780,13 @@ int hw_engine_flow_info(const struct hw_engine *eng, u32 handle,
 		((u64 *)&info->stats)[i] = f->st[i];
 	info->reorder_pending = f->ro.valid;
 	info->auth_fail_run = f->auth_fail_run;
+	/* only while it still follows the records from there */
+	info->nokey_known = f->nokey_known && f->state == HW_FS_NOKEY &&
+			    info->record_num_known;
+	if (info->nokey_known) {
+		info->nokey_seq = f->nokey_seq;
+		info->nokey_rn = f->nokey_rn;
+	}
 	return 0;
 }
 

@@ -238,6 +238,14 @@ struct hw_flow {
 	enum hw_flow_state state;
 	u8 version;		/* enum hw_tls_version: indexes hw_tls_fmts */
 	u32 auth_fail_run;	/* records failing their tag since one verified */
+	/*
+	 * Where the flow first met a record it had no key for (a key that
+	 * ended at a KeyUpdate or CCS, the next not yet given): the records
+	 * it followed from there passed before their key.
+	 */
+	bool nokey_known;
+	u32 nokey_seq;
+	u64 nokey_rn;
 
 	bool exp_valid;
 	u32 exp_seq;		/* next in-order stream byte */
@@ -333,8 +341,12 @@ struct hw_rx_ctx {
 	bool req;
 	u32 req_seq;
 	u32 events;
-	/* DEC records that ended in this frame: decrypted if it is marked */
+	/*
+	 * Records that ended in this frame with every byte in its output:
+	 * DEC, and VERIFY records wholly inside it. Decrypted if it is marked.
+	 */
 	u16 dec_done;
+	u16 ver_done;
 	u16 dec13_done;
 };
 

@@ -20,8 +20,10 @@
 #    byte before it verified; --key-update-lazy sees EKEYEXPIRED once per
 #    update (the kernel pauses decryption). One context replacement
 #    (rx_tls_ctx_rekey) per update; a device-share floor every 1000
-#    records, clean (elsewhere the share is logged: see share_floor); the
-#    NIC's share of the records it had the key for is logged.
+#    records, clean (elsewhere the share is logged: see share_floor); on
+#    clean links every record on the wire accounted for by the NIC's
+#    counters (decrypted, passed before its key, shadow, unmarked at a
+#    key change, before the first flow), at most 2 unmarked per update.
 setup_pair
 TLS13_RX=
 grep -qw tls13_rx $DBG/caps && TLS13_RX=1
@@ -30,6 +32,10 @@ REKEY=
 ip netns exec B grep -q '^TlsRxRekeyOk' /proc/net/tls_stat && REKEY=1
 TXREKEY=
 ip netns exec A grep -q '^TlsTxRekeyOk' /proc/net/tls_stat && TXREKEY=1
+# the flow installs, traced for the whole test: enabling a tracepoint
+# patches kernel text, which under TCG now and then oopses on int3 (seen
+# at boot and in the debug lane), so it is switched once, not per run
+trace_on innova/innova_tls_flow_add
 log "kernel $(uname -r); innova caps: $(cat $DBG/caps) (TLS 1.3 on the NIC: ${TLS13_RX:-no}); kTLS RX rekey: ${REKEY:-no}; TX rekey: ${TXREKEY:-no}"
 
 # ku_counts NAME: the sender sent at least one KeyUpdate and the receiver
@@ -132,8 +138,13 @@ run_ku() {
 		set_cable drop=0 reorder=0 dup=0 "$@" seed=2323
 	fi
 	snap "$name"; snap "$name.A" A innova0
+	echo > $TRACE/trace
 	tls_run $IP4_B "--tls13 --rx-mode manual --cipher $c --bytes $bytes --timeout 120" \
 		"--tls13 --tx-mode ktls --cipher $c --bytes $bytes --record-size $rs --key-update $spec --timeout 120"
+	cat $TRACE/trace > /tmp/trace
+	# the records that passed before the first key reached the NIC: the
+	# first flow starts at the record after them (if it started in sync)
+	_pre=$(grep -m1 'innova_tls_flow_add:' /tmp/trace | sed -n 's/.* start_rn=\([0-9]*\) synced=1 .*/\1/p')
 	expect_intact "$bytes"
 	ku_counts "$name"
 	sender_tx_expect "$name"
@@ -152,22 +163,53 @@ run_ku() {
 	# next key's records that had passed it before it got the key (the
 	# kernel decrypts them) and the records the old flow failed to
 	# authenticate at its end. Neither can exceed the records the NIC
-	# did not decrypt (of all on the wire: the KeyUpdates are records too).
-	_nd=$(( $(jr .records) + _s - $(delta "$name" rx_tls_records_decrypted) ))
+	# did not decrypt (of all on the wire: the KeyUpdates and the
+	# sender's close_notify are records too).
+	_all=$(( $(jr .records) + _s + 1 ))
+	_nd=$(( _all - $(delta "$name" rx_tls_records_decrypted) ))
 	expect_delta "$name" rx_tls_rekey_sw_records -le "$_nd" "$name: more records passed before their key than records not NIC-decrypted ($_nd)"
 	expect_delta "$name" rx_tls_rekey_auth_fail -le "$_nd" "$name: more records failed at key changes than records not NIC-decrypted ($_nd)"
-	# The NIC's share of the records it had the key for: all but those
-	# that passed before their key reached it and those it verified in
-	# shadow (a flow that starts unsynced, or after a lost sync). The receiver's pace moves the
-	# device share; this one only the NIC moves.
-	_kr=$(( $(jr .records) + _s - $(delta "$name" rx_tls_rekey_sw_records) - $(delta "$name" rx_tls_shadow_ok) ))
+	# The NIC's share of the records it had the key for: all records on
+	# the wire (data, the KeyUpdates and the sender's close_notify) but
+	# those that passed before their key reached it (before the first
+	# flow too) and those it verified in shadow (one per flow on a clean
+	# link). The receiver's pace moves the device share; this one only
+	# the NIC moves.
+	_sw=$(delta "$name" rx_tls_rekey_sw_records) _sh=$(delta "$name" rx_tls_shadow_ok)
+	_dec=$(delta "$name" rx_tls_records_decrypted) _um=$(delta "$name" rx_tls_records_unmarked)
+	_enc=$(delta "$name" rx_tls_records_encrypted)
+	_kr=$(( _all - _sw - _sh - ${_pre:-0} ))
 	keyed_share=-1
-	[ "$_kr" -gt 0 ] && keyed_share=$(( $(delta "$name" rx_tls_records_decrypted) * 10000 / _kr ))
+	[ "$_kr" -gt 0 ] && keyed_share=$(( _dec * 10000 / _kr ))
+	# Records none of the NIC's counters explain: the wire's, less those
+	# it decrypted, those that passed before their key, the shadow ones,
+	# those it verified but passed encrypted (a record starting in a frame
+	# it could not mark), and those it decrypted but could not mark (a
+	# KeyUpdate shares its last frame with the next key's first record,
+	# which the NIC has no key for yet: that frame, and so the KeyUpdate
+	# and often the record before it, go up encrypted), and those before
+	# the first flow. On a clean link: none (records were missing from
+	# this count in most runs until the old flow handed its records
+	# over and the decrypted count became the host's).
+	unexplained=$(( _all - _dec - _sw - _sh - _enc - _um - ${_pre:-0} ))
 	if [ $# -gt 0 ]; then
 		expect_cable "$name.A" "$@"
 		set_cable drop=0 reorder=0 dup=0
+	elif [ -n "$_pre" ]; then
+		# (a verified record shorter than a frame, a KeyUpdate or a
+		# 1 KiB one, may lie wholly in the marked frame its tag ends
+		# in: the host gets it decrypted, so it counts as decrypted and
+		# as shadow or verified)
+		_lo=$(( -_sh - _enc ))
+		[ "$unexplained" -le 0 ] && [ "$unexplained" -ge "$_lo" ] || die "$name: $unexplained of $_all records not NIC-decrypted for no counted reason (decrypted $_dec, before their key $_sw, shadow $_sh, verified $_enc, unmarked $_um, before the first flow $_pre)"
+		asserted
+		# so between updates the NIC decrypts every record it has the
+		# key for, but at most the KeyUpdate and the record before it
+		# per update (their last frame carries the next key's bytes)
+		[ "$_um" -le $((2 * _s)) ] || die "$name: $_um records decrypted but unmarked for $_s KeyUpdates (at most 2 each)"
+		asserted
 	fi
-	log "$name: $_s KeyUpdates over $(jr .records) records, intact; NIC: records decrypted $(delta "$name" rx_tls_records_decrypted), TLS 1.3 $(delta "$name" rx_tls13_records_decrypted), key updates seen $(delta "$name" rx_tls13_key_update), flows added $(delta "$name" rx_tls_ctx), add failures $(delta "$name" rx_tls_add_fail), auth failures $(delta "$name" rx_tls_auth_fail), replaced $(delta "$name" rx_tls_ctx_rekey) (next key's records passed before it $(delta "$name" rx_tls_rekey_sw_records), old key's failed records at its end $(delta "$name" rx_tls_rekey_auth_fail)), started in sync $(delta "$name" rx_tls_start_sync), sync lost $(delta "$name" rx_tls_sync_lost), device share $(device_share "$name")/10000, NIC share of records it had the key for $keyed_share/10000 (of $_kr; not decrypted there: followed $(delta "$name" rx_tls_records_followed), no key $(delta "$name" rx_tls_records_nokey), verified not markable $(delta "$name" rx_tls_records_encrypted), shadow $(delta "$name" rx_tls_shadow_ok), touched by a hole $(delta "$name" rx_tls_records_unauth), inner recheck $(delta "$name" rx_tls13_inner_recheck)); TlsRxDevice +$(jr .tls_stat.TlsRxDevice) TlsRxSw +$(jr .tls_stat.TlsRxSw)"
+	log "$name: $_s KeyUpdates over $(jr .records) records, intact; NIC: records decrypted $(delta "$name" rx_tls_records_decrypted), TLS 1.3 $(delta "$name" rx_tls13_records_decrypted), key updates seen $(delta "$name" rx_tls13_key_update), flows added $(delta "$name" rx_tls_ctx), add failures $(delta "$name" rx_tls_add_fail), auth failures $(delta "$name" rx_tls_auth_fail), replaced $(delta "$name" rx_tls_ctx_rekey) (next key's records passed before it $(delta "$name" rx_tls_rekey_sw_records), old key's failed records at its end $(delta "$name" rx_tls_rekey_auth_fail)), started in sync $(delta "$name" rx_tls_start_sync), sync lost $(delta "$name" rx_tls_sync_lost), device share $(device_share "$name")/10000, NIC share of records it had the key for $keyed_share/10000 (of $_kr; unmarked at a key change $_um, before the first flow ${_pre:-?}, unexplained $unexplained; not decrypted there: followed $(delta "$name" rx_tls_records_followed), no key $(delta "$name" rx_tls_records_nokey), verified not markable $(delta "$name" rx_tls_records_encrypted), shadow $(delta "$name" rx_tls_shadow_ok), touched by a hole $(delta "$name" rx_tls_records_unauth), inner recheck $(delta "$name" rx_tls13_inner_recheck)); TlsRxDevice +$(jr .tls_stat.TlsRxDevice) TlsRxSw +$(jr .tls_stat.TlsRxSw)"
 }
 # share_floor NAME MIN: device share of the last run_ku. Between updates
 # the NIC decrypts every record it has the key for; the records in
@@ -183,11 +225,12 @@ share_floor() {
 	asserted
 }
 # The NIC's share of the records it had the key for (run_ku's
-# keyed_share) is logged, not floored: measured 7142-10185 on clean lane
-# runs, because records the old flow passed with no key after the
-# KeyUpdate it decrypted (rx_tls_records_nokey, 7-30 a run, more on a
-# slower receiver) are not all counted by the next add's walk as passed
-# before their key: an accounting gap still open (issue 23).
+# keyed_share) is held on clean links by the ledger in run_ku instead of a
+# measured floor: every record is accounted for, and only the KeyUpdate
+# and the record before it may be lost per update. (It once read
+# 7142-10185: the engine counted records decrypted whose last frame went
+# up unmarked, and the add missed the records the record parser had
+# copied out of the queue; docs/design.md.)
 # (bytes as plain numbers: expect_intact compares the report's count)
 for c in aes128gcm aes256gcm; do
 	run_ku "every1-$c" $c 262144 4096 1               # 63 updates
@@ -264,4 +307,5 @@ else
 	log "rekey under cable faults: not run (REKEY_FAULTS=0)"
 fi
 
+trace_off
 passed "kTLS rekey: every byte intact across every interval, cipher and fault; wrong key EBADMSG; decryption paused until the next key"

@@ -333,6 +333,9 @@ static void run_key_update(struct run_ctx *rc, const struct epoch *ep,
 	hw_key_reap_free(&reap);
 }
 
+/* late keys the flow waited for in NOKEY, its handover checked (keymode 2) */
+static unsigned int nokey_handovers;
+
 /*
  * Key update commands due before frame x: on time (with the record
  * before the new key), or late (two records after it); keymode 3 gives
@@ -359,6 +362,36 @@ static void run_key_updates(struct run_ctx *rc, const struct item *x)
 		}
 		if (!issue)
 			break;
+		if (sc->keymode == 2) {
+			struct hw_flow_info fi;
+
+			/*
+			 * A late key: a flow that follows the records it has
+			 * no key for says where the first of them starts (the
+			 * driver starts a replacement flow after them).
+			 */
+			CHECK(!hw_engine_flow_info(rc->eng, rc->handle, &fi),
+			      "flow_info");
+			/*
+			 * (after a loss it may only know from a later record
+			 * on: the first it met without a key)
+			 */
+			if (fi.nokey_known) {
+				u64 ni = fi.nokey_rn - s->rn0;
+				bool exact = !sc->loss && !sc->reorder;
+
+				CHECK(fi.nokey_rn >= s->ep[rc->next_ep].from_rn &&
+				      (!exact || fi.nokey_rn == s->ep[rc->next_ep].from_rn) &&
+				      ni < (u64)s->nrec &&
+				      fi.nokey_seq == s->isn + s->rec[ni].off &&
+				      fi.record_num >= fi.nokey_rn,
+				      "no key from rn %llu seq %u, want rn %llu seq %u (now at rn %llu)",
+				      (unsigned long long)fi.nokey_rn, fi.nokey_seq - s->isn,
+				      (unsigned long long)s->ep[rc->next_ep].from_rn,
+				      s->rec[ri].off, (unsigned long long)fi.record_num);
+				nokey_handovers++;
+			}
+		}
 		run_key_update(rc, &s->ep[rc->next_ep], wrong);
 		if (wrong)
 			rc->refresh_pending = true;
@@ -739,6 +772,7 @@ static void run_scen(const struct scen *sc)
 	u64 by = 0, dby = 0, reqs = 0;
 	int seed, late_dec_min = 1 << 30;
 
+	nokey_handovers = 0;
 	for (seed = 0; seed < sc->seeds && !cur_failed; seed++) {
 		struct run_res rr;
 
@@ -790,6 +824,9 @@ static void run_scen(const struct scen *sc)
 			      "no decryption after key update (seed %d)", seed);
 		if (sc->keymode == 2)
 			CHECK(rr.st.key_late > 0, "late key not counted");
+		if (sc->keymode == 2 && !sc->loss && !sc->reorder)
+			CHECK(nokey_handovers > 0,
+			      "no late key found the flow following in NOKEY");
 		if (sc->keymode == 3)
 			CHECK(rr.st.key_refresh > 0, "no key refresh event");
 		if (sc->sc.corrupt_tag && !sc->loss)
