@@ -190,7 +190,9 @@ struct innova_cable {
 	u64			seed;
 	u64			prng;
 	bool			burst_bad;	/* in the burst model's bad state */
+	ktime_t			burst_last;	/* its last frame lost */
 	ktime_t			stall_until;	/* frames wait until then */
+	bool			paced;		/* the queue waits for the peer's ring */
 	struct innova_cable_follow follow[INNOVA_CABLE_FOLLOW_N];
 	struct sk_buff		*held;
 	u32			held_passed;
