@@ -23,7 +23,11 @@
 # with those costs landing on records like Poisson arrivals, the record
 # share is exp(-m) (1 - m to first order). W is the point's own measured
 # wait (records followed per lost sync), the one input the model takes
-# from the run.
+# from the run. Tail loss puts every loss on a record's last frame, which
+# nearly always carries the next header too: with q = min(1, L f) the
+# share of record ends lost, a record escapes when neither its own end nor
+# the previous one was lost, (1 - q)^2 exp(-q W). A stall loses nothing
+# (TCP's second copy is old data): 100 %.
 set -uo pipefail
 CSV=${1:?eval.csv}; WORK=${2:?work dir}
 rm -f "$WORK"/eval-*
@@ -90,7 +94,7 @@ END {
 			}
 			sumfol[nk] = sumfol[key]; sumlost[nk] = sumlost[key]
 			rsize[nk] = rsize[key]; tlsv[nk] = tlsv[key]
-			param[nk] = fm ~ /^ge/ ? substr(fm, 3) : 0
+			param[nk] = fm ~ /^n?ge/ ? substr(fm, fm ~ /^n/ ? 4 : 3) : 0
 			model[nk] = fm; keys2[nk] = 1
 		}
 	}
@@ -99,11 +103,22 @@ END {
 	for (key in keys2) {
 		split(key, k, SUBSEP)
 		L = k[3] / 100
-		B = (k[2] ~ /^ge/) ? substr(k[2], 3) + 0 : 1
+		B = (k[2] ~ /^n?ge/) ? substr(k[2], k[2] ~ /^n/ ? 4 : 3) + 0 : 1
 		f = (rsize[key] + (tlsv[key] == "1.3" ? 22 : 29)) / 1448
 		W = sumlost[key] > 0 ? sumfol[key] / sumlost[key] : 0
 		m = (L / B) * (f + B + (f < B ? f : B) * W)
 		mod = 100 * exp(-m)
+		# a lost record end costs that record and the next (its header
+		# went with it), then the wait: the end of each record is lost with
+		# probability q, at most once, so a record escapes when neither
+		# its own end nor the one before it was lost (not Poisson: q
+		# reaches 0.57 at 5 %)
+		if (k[2] == "tail") {
+			q = L * f < 1 ? L * f : 1
+			mod = 100 * (1 - q) * (1 - q) * exp(-q * W)
+		}
+		# a stall loses nothing: the second copy is old data
+		if (k[2] == "stall") mod = 100
 		line = sprintf("%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f",
 			k[1], k[2], k[3], cnt[key],
 			stat(key, "rshare", 0.5), stat(key, "rshare", 0.25), stat(key, "rshare", 0.75),

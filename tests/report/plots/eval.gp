@@ -5,7 +5,7 @@
 # rate rshare_med q1 q3 dshare_med q1 q3 model).
 load plots.'/common.gp'
 set title sprintf("Records NIC-decrypted vs fault rate: %s (median, IQR over seeds; dashed: model)", cfg) noenhanced
-set xlabel "fault rate (% of frames: lost, in bursts, or reordered)"
+set xlabel "fault rate (% of frames: lost, in bursts, at record ends, reordered, or stalling)"
 set ylabel "records decrypted by the NIC (%)"
 set yrange [0:101]
 set xrange [-0.2:*]
