@@ -27,7 +27,7 @@
 # nearly always carries the next header too: with q = min(1, L f) the
 # share of record ends lost, a record escapes when neither its own end nor
 # the previous one was lost, (1 - q)^2 exp(-q W). A stall loses nothing
-# (TCP's second copy is old data): 100 %.
+# (TCP's second copy is old data): 100 %, as duplication does.
 set -uo pipefail
 CSV=${1:?eval.csv}; WORK=${2:?work dir}
 rm -f "$WORK"/eval-*
@@ -118,7 +118,7 @@ END {
 			mod = 100 * (1 - q) * (1 - q) * exp(-q * W)
 		}
 		# a stall loses nothing: the second copy is old data
-		if (k[2] == "stall") mod = 100
+		if (k[2] == "stall" || k[2] == "dup") mod = 100
 		line = sprintf("%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f",
 			k[1], k[2], k[3], cnt[key],
 			stat(key, "rshare", 0.5), stat(key, "rshare", 0.25), stat(key, "rshare", 0.75),

@@ -14,6 +14,7 @@
 #   tail     loss placed at record ends (tail=PPM): the frames that end a
 #            record, as many as the rate's share of all frames would be
 #            (record-end probability = rate x frames per record, at most 1)
+#   dup      duplication: each frame sent twice with probability PPM (dup=PPM)
 #   stall    the rate's share of the data frames stops the direction for
 #            1 s, past the sender's RTO: TCP sends its window again, so
 #            the receiver gets it twice (stall=PPM stallms=1000); no loss
@@ -31,7 +32,7 @@
 # as the sender's cable counted them; cpu: the receiver's user + system
 # time per byte, in ns, comparable only within this run).
 if [ "${REPORT_EVAL:-}" = full ]; then
-	d_models="bern ge4 ge16 nge4 nge16 tail reo1 reo3 reo10 stall" d_rates="0.1 0.5 1 2 5 10"
+	d_models="bern ge4 ge16 ge32 nge4 nge16 tail reo1 reo3 reo10 dup stall" d_rates="0.1 0.5 1 2 5 10"
 	d_modes="driver_req core_next_hint driver_req_async" d_recovery="1 0"
 	d_rsizes="16384 1024" d_tls="1.2 1.3" d_seeds=5 d_bytes=4M
 else
@@ -63,7 +64,7 @@ bad=0 stalled=0 npts=0 t_start=$(date +%s)
 # cable MODEL RATE SEED: the sender's cable set for one point
 cable() {
 	_ppm=$(awk -v p="$2" 'BEGIN { printf "%d", p * 10000 }')
-	set_cable drop=0 burst=0 reorder=0 tail=0 stall=0 seed=$3
+	set_cable drop=0 burst=0 reorder=0 tail=0 stall=0 dup=0 seed=$3
 	case $1 in
 	clean) ;;
 	bern) set_cable drop=$_ppm ;;
@@ -73,6 +74,7 @@ cable() {
 		f = (rs + (t == "1.3" ? 22 : 29)) / 1448; v = p * 10000 * f
 		printf "%d", (v > 1000000 ? 1000000 : v) }') ;;
 	stall) set_cable stall=$_ppm stallms=1000 ;;
+	dup) set_cable dup=$_ppm ;;
 	reo*) set_cable reorder=$_ppm gap=${1#reo} ;;
 	*) die "unknown traffic model $1" ;;
 	esac
@@ -118,6 +120,7 @@ point() {
 	nge*) _ev=${_qd:-0} ;;
 	tail) _ev=$(delta ev.A tx_cable_tail_lost) ;;
 	stall) _ev=$(delta ev.A tx_cable_stalls) ;;
+	dup) _ev=$(delta ev.A tx_cable_duplicated) ;;
 	reo*) _ev=$(delta ev.A tx_cable_reordered) ;;
 	*) _ev=0 ;;
 	esac
@@ -155,7 +158,7 @@ for tv in $TLSV; do
 		done
 	done
 done
-set_cable drop=0 burst=0 reorder=0 tail=0 stall=0
+set_cable drop=0 burst=0 reorder=0 tail=0 stall=0 dup=0
 ip netns exec A ip link set dev innova0 gso_max_segs 65535
 sum eval_points "$npts transfers in $(( $(date +%s) - t_start )) s, $bad without an intact transfer on the device path, $stalled netem transfers out of time (no wrong byte)"
 [ $bad = 0 ] || die "$bad point(s) without an intact transfer on the device path"
