@@ -6,7 +6,9 @@
 #   @@csv NAME.csv ROW   a row of data/NAME.csv (the first row is its header)
 #   @@sum KEY VALUE      a row of the summary table
 #   REPORT_SECTIONS='10-* 50-*'   only the sections matching a pattern
-#   REPORT_SECTION_TIMEOUT=SEC    per section (default 1500): one hung
+#   REPORT_SECTION_TIMEOUT=SEC    per section (default 2400: the default
+#                                 evaluation grid takes about 20 minutes
+#                                 on a shared machine): one hung
 #                                 section must not eat the whole run
 . /innova/tests/guest/lib.sh
 cd /innova/tests/report/sections || exit 1
@@ -34,11 +36,11 @@ for s in [0-9][0-9]-*.sh; do
 	name=${s%.sh} n=$((n + 1))
 	echo "# report: section $name start"
 	start=$(date +%s)
-	timeout -k 10 "${REPORT_SECTION_TIMEOUT:-1500}" \
+	timeout -k 10 "${REPORT_SECTION_TIMEOUT:-2400}" \
 		sh -c ". /innova/tests/guest/lib.sh; . /innova/tests/report/report-lib.sh; . ./$s" 2>&1
 	rc=$?
 	dur=$(( $(date +%s) - start ))
-	[ $rc = 124 ] && echo "# FAIL: $name timed out after ${REPORT_SECTION_TIMEOUT:-1500}s"
+	[ $rc = 124 ] && echo "# FAIL: $name timed out after ${REPORT_SECTION_TIMEOUT:-2400}s"
 	# whatever the section left behind
 	pkill -x innova-tls 2>/dev/null
 	teardown_pair
