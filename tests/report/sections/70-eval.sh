@@ -20,8 +20,9 @@
 #            the receiver gets it twice (stall=PPM stallms=1000); no loss
 # REPORT_EVAL=full runs the whole grid (all models, rates 0.1-10 %, every
 # resync mode, late-frame recovery on and off, 1 KiB and 16 KiB records,
-# TLS 1.3 where the kernel offloads it); the default grid is sized for
-# about 15 minutes of guest time on two cores. Any grid axis can be set:
+# TLS 1.3 where the kernel offloads it); the default grid takes about
+# 20 minutes of guest time on two cores (netem's 5 % points 7 of them:
+# its bursts hold a sender in RTO backoff). Any grid axis can be set:
 # REPORT_EVAL_MODELS, _RATES, _MODES, _RECOVERY, _RSIZES, _TLS, _SEEDS,
 # _BYTES.
 # Writes eval.csv: model,param,rate,mode,recovery,rsize,tls,seed,
