@@ -18,6 +18,8 @@ lsmod | grep -q '^innova ' && { wait_until 30 unload_module 2>/dev/null || die "
 modprobe innova max_flows=$MAXF || die "modprobe innova max_flows=$MAXF"
 setup_pair
 snap seeded
+mib_snap seeded A
+mib_snap seeded B
 cmd0=$(cat "$PORT_B/tls_cmd_time")
 t0=$(date +%s)
 tls_run $IP4_B "--seed-keys 53 --rx-mode manual --flows $FLOWS --bytes $BYTES --timeout 900" \
@@ -32,10 +34,26 @@ log "$FLOWS flows x $BYTES B: ${el}s wall, receiver $(jr .seconds)s (connect $(j
 [ "$(jr .tls_stat.TlsRxDevice)" = "$FLOWS" ] || die "TlsRxDevice=$(jr .tls_stat.TlsRxDevice), want $FLOWS (every flow on the device path)"
 [ "$(jr .tls_stat.TlsDecryptError)" = 0 ] || die_unsafe "TlsDecryptError=$(jr .tls_stat.TlsDecryptError)"
 expect_delta seeded rx_tls_ctx -eq "$FLOWS" "not every flow was installed on the NIC"
-# every record the host got decrypted: the data, each flow's close_notify,
-# and each flow's first record, which the NIC verifies in shadow but which
-# lies wholly in one frame (1 KiB), so that frame goes up marked
-expect_delta seeded rx_tls_records_decrypted -eq $((recs + FLOWS)) "the NIC did not decrypt every record ($recs data records and $FLOWS close_notify alerts)"
+# Every record the host got decrypted but each flow's first, which the
+# NIC verifies in shadow (no resync on a clean cable: one per flow) and
+# which reaches the host decrypted only when the sender carried it in one
+# frame (then its tag completes in a frame that goes up marked).  The
+# sender's segmentation is TCP's, not the NIC's (a small receive window
+# or memory pressure splits a 1 KiB record): a CI run counted 16 of 5000
+# records fewer than "all of them".  So the ledger: data records,
+# close_notify alerts and the shadow ones, marked or not; nothing else
+# may go undecrypted.
+log "NIC: shadow ok +$(delta seeded rx_tls_shadow_ok) fail +$(delta seeded rx_tls_shadow_fail), started in sync +$(delta seeded rx_tls_start_sync), add waits +$(delta seeded rx_tls_add_wait) in flight +$(delta seeded rx_tls_add_in_flight), holes +$(delta seeded rx_tls_holes), old frames +$(delta seeded rx_tls_old_frames), bad ACK +$(delta seeded rx_tls_bad_ack), out of window +$(delta seeded rx_tls_out_of_window), ring drops +$(delta seeded rx_ring_drops); TCP: sender retransmitted +$(mib_delta seeded A TcpRetransSegs) segments, memory pressure sender +$(mib_delta seeded A TcpExtTCPMemoryPressures) receiver +$(mib_delta seeded B TcpExtTCPMemoryPressures), receiver pruned +$(mib_delta seeded B TcpExtPruneCalled) OFO +$(mib_delta seeded B TcpExtTCPOFOQueue)"
+expect_delta seeded rx_tls_shadow_ok -eq "$FLOWS" "not one shadow verification per flow"
+for c in rx_tls_records_unmarked rx_tls_records_encrypted rx_tls_records_followed \
+	rx_tls_records_unauth rx_tls_records_nokey rx_tls_sync_lost rx_tls_auth_fail; do
+	expect_delta seeded $c -eq 0 "a record not decrypted on a clean cable"
+done
+first=$(( $(delta seeded rx_tls_records_decrypted) - recs ))
+[ "$first" -ge 0 ] && [ "$first" -le "$FLOWS" ] ||
+	die "the NIC decrypted $(delta seeded rx_tls_records_decrypted) records, want $recs ($((recs - FLOWS)) data records after each flow's first and $FLOWS close_notify alerts) plus up to $FLOWS first records"
+asserted
+log "records decrypted for the host: every one after each flow's first ($recs), and $first of $FLOWS first records (the rest came in more than one frame)"
 wait_until 120 no_flows_b || die "flows left installed: $(flows_b | wc -l)"
 # flow command rates: tls_dev_add (key setup included) and tls_dev_del
 # (a delete is counted at its very end, just after the engine lets go)
