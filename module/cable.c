@@ -25,7 +25,8 @@
  * that a NIC must not take for the flow (addressed to another host, or
  * carrying an 802.1Q tag) and sends them first; inject_ahead sends one copy
  * of a data segment far ahead in sequence that the receiving TCP discards
- * (its ACK covers data never sent) but a NIC sees.
+ * (its ACK covers data never sent) but a NIC sees; forge_ppm sends such
+ * TCP-dropped copies at random, of four kinds, with forged TLS bytes.
  *
  * Two traffic patterns for the evaluation (docs/evaluation.md): tail_loss
  * loses frames that end a TLS record (the cable follows each connection's
@@ -391,6 +392,68 @@ static struct sk_buff *innova_cable_ahead_copy(struct sk_buff *frame,
 	return skb;
 }
 
+/*
+ * A forged copy of a TCP data frame, sent before it, that the receiving TCP
+ * drops whatever its payload: it acknowledges data never sent (RFC 5961
+ * 5.2), lacks the ACK flag (RFC 9293 3.10.7.4), lies 16 MiB back (long
+ * acknowledged) or 2^30 ahead (beyond any window). From a random offset on,
+ * the payload is a plausible TLS header with a random length, then random
+ * bytes: a NIC that takes the copy for the stream frames and decrypts the
+ * wrong bytes. The checksum is valid, as an injector's would be.
+ */
+enum innova_cable_forge_kind {
+	INNOVA_CABLE_FORGE_BAD_ACK,
+	INNOVA_CABLE_FORGE_NO_ACK,
+	INNOVA_CABLE_FORGE_OLD,
+	INNOVA_CABLE_FORGE_FAR,
+	INNOVA_CABLE_FORGE_KINDS,
+};
+
+static struct sk_buff *innova_cable_forged_copy(struct innova_cable *c,
+						struct sk_buff *frame,
+						const struct innova_cable_tcp *f)
+{
+	u32 plen = f->end - f->payload, off, i, len;
+	struct sk_buff *skb;
+	struct tcphdr *th;
+	u8 *p;
+
+	skb = skb_copy(frame, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	th = (struct tcphdr *)(skb->data + f->l4);
+	switch (innova_cable_below(c, INNOVA_CABLE_FORGE_KINDS)) {
+	case INNOVA_CABLE_FORGE_BAD_ACK:
+		th->ack_seq = htonl(ntohl(th->ack_seq) + (1U << 30));
+		break;
+	case INNOVA_CABLE_FORGE_NO_ACK:
+		th->ack = 0;
+		break;
+	case INNOVA_CABLE_FORGE_OLD:
+		th->seq = htonl(ntohl(th->seq) - (1U << 24));
+		break;
+	default:
+		th->seq = htonl(ntohl(th->seq) + (1U << 30));
+		break;
+	}
+	p = skb->data + f->payload;
+	off = innova_cable_below(c, plen);
+	if (plen - off >= 5) {
+		/* application data (any version's outer type), 24..16401 */
+		len = 24 + innova_cable_below(c, 16384 + 17 - 24 + 1);
+		p[off] = 0x17;
+		p[off + 1] = 3;
+		p[off + 2] = 3;
+		p[off + 3] = len >> 8;
+		p[off + 4] = len & 0xff;
+		off += 5;
+	}
+	for (i = off; i < plen; i++)
+		p[i] = (u8)innova_cable_prng(c);
+	innova_cable_fix_csum(skb, f);
+	return skb;
+}
+
 static void innova_cable_deliver(struct innova_port *port,
 				 struct sk_buff_head *out)
 {
@@ -542,7 +605,8 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 	u32 burst = READ_ONCE(cfg->burst_loss_ppm);
 	u32 tail_ppm = READ_ONCE(cfg->tail_loss_ppm);
 	u32 stall = READ_ONCE(cfg->stall_ppm);
-	struct sk_buff *dup = NULL, *inj = NULL;
+	u32 forge = READ_ONCE(cfg->forge_ppm);
+	struct sk_buff *dup = NULL, *inj = NULL, *forged = NULL;
 	struct innova_cable_tcp tcp;
 	struct sk_buff_head out;
 	bool hit = false, lost, tail = false, is_tcp = false;
@@ -555,7 +619,8 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 			atomic64_inc(&c->cnt[INNOVA_CABLE_INJECTED]);
 	}
 
-	if (drop | corrupt | dup_ppm | reorder | burst | tail_ppm | stall) {
+	if (drop | corrupt | dup_ppm | reorder | burst | tail_ppm | stall |
+	    forge) {
 		is_tcp = innova_cable_parse_tcp(frame, &tcp);
 		hit = !READ_ONCE(cfg->tcp_only) ||
 		      (is_tcp && tcp.payload < tcp.end);
@@ -569,6 +634,14 @@ void innova_cable_xmit(struct innova_port *port, struct sk_buff *frame)
 		tail = innova_cable_follow_tls(c, frame, &tcp);
 	if (inj)
 		innova_cable_delay_stage(c, inj, &out);
+	/* ahead of the frame, lost or not: the injector does not see loss */
+	if (is_tcp && tcp.payload < tcp.end && innova_cable_roll(c, forge)) {
+		forged = innova_cable_forged_copy(c, frame, &tcp);
+		if (forged) {
+			atomic64_inc(&c->cnt[INNOVA_CABLE_FORGED]);
+			innova_cable_delay_stage(c, forged, &out);
+		}
+	}
 	lost = hit && (innova_cable_roll(c, drop) ||
 		       (burst && innova_cable_burst_lost(c, burst,
 							 READ_ONCE(cfg->burst_len))));
@@ -739,6 +812,7 @@ const char * const innova_cable_stat_names[] = {
 	[INNOVA_CABLE_LOSS_BURSTS]	= "loss_bursts",
 	[INNOVA_CABLE_TAIL_LOST]	= "tail_lost",
 	[INNOVA_CABLE_STALLS]		= "stalls",
+	[INNOVA_CABLE_FORGED]		= "forged",
 };
 
 static_assert(ARRAY_SIZE(innova_cable_stat_names) == INNOVA_CABLE_STAT_NUM);
@@ -770,6 +844,7 @@ static const struct innova_cable_knob innova_cable_knobs[] = {
 	INNOVA_KNOB(tail_loss_ppm, INNOVA_CABLE_PPM),
 	INNOVA_KNOB(stall_ppm, INNOVA_CABLE_PPM),
 	INNOVA_KNOB(stall_ms, INNOVA_CABLE_MAX_DELAY),
+	INNOVA_KNOB(forge_ppm, INNOVA_CABLE_PPM),
 };
 
 static_assert(ARRAY_SIZE(innova_cable_knobs) == INNOVA_CABLE_NUM_KNOBS);

@@ -103,6 +103,7 @@ enum innova_cable_stat {
 	INNOVA_CABLE_LOSS_BURSTS,	/* bad-state visits of the burst model */
 	INNOVA_CABLE_TAIL_LOST,		/* record-end frames lost (tail_loss) */
 	INNOVA_CABLE_STALLS,		/* stalls of the direction (stall) */
+	INNOVA_CABLE_FORGED,		/* forged copies sent (forge_ppm) */
 	INNOVA_CABLE_STAT_NUM
 };
 
@@ -154,6 +155,14 @@ struct innova_cable_cfg {
 	 */
 	u32	stall_ppm;
 	u32	stall_ms;
+	/*
+	 * Forgery: with this probability a data frame is preceded by a
+	 * forged copy that the receiving TCP drops (an ACK of unsent data,
+	 * no ACK flag, data long acknowledged or beyond any window), its
+	 * payload rewritten from a random offset with a plausible TLS header
+	 * and random bytes: an attacker who can inject but not drop.
+	 */
+	u32	forge_ppm;
 };
 
 /*
@@ -174,7 +183,7 @@ struct innova_cable_follow {
 #define INNOVA_CABLE_FOLLOW_N	16
 
 /* The fault knobs' debugfs files: name, field, largest value. */
-#define INNOVA_CABLE_NUM_KNOBS	16
+#define INNOVA_CABLE_NUM_KNOBS	17
 struct innova_cable_knob_ref {
 	struct innova_port	*port;
 	unsigned int		knob;	/* index in cable.c's table */

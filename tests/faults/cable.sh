@@ -12,6 +12,10 @@
 #            [stall=PPM] [stallms=MS] (a data frame stops the direction
 #            for MS ms with this probability; past the sender's RTO, TCP
 #            sends the window again)
+#            [forge=PPM] (a data frame is preceded by a forged copy the
+#            receiving TCP drops: ACK of unsent data, no ACK flag, 16 MiB
+#            old or 2^30 ahead; a TLS header and random bytes from a
+#            random offset)
 #   cable.sh IFNAME clear        all faults off
 #   cable.sh IFNAME show         knobs and counters
 # PPM = parts per million (10000 = 1 %). The port may live in any netns.
@@ -35,20 +39,20 @@ done
 [ $n -gt 0 ] || { echo "cable.sh: no innova port named $dev${ns:+ in netns $ns}" >&2; exit 1; }
 [ $n -eq 1 ] || { echo "cable.sh: $n ports named $dev; say which with -n NETNS" >&2; exit 1; }
 show() {
-	for k in seed drop_ppm dup_ppm reorder_ppm reorder_gap hold_ms corrupt_ppm corrupt_fix_csum delay_ms tcp_only dup_mangle inject_ahead burst_loss_ppm burst_len tail_loss_ppm stall_ppm stall_ms; do
+	for k in seed drop_ppm dup_ppm reorder_ppm reorder_gap hold_ms corrupt_ppm corrupt_fix_csum delay_ms tcp_only dup_mangle inject_ahead burst_loss_ppm burst_len tail_loss_ppm stall_ppm stall_ms forge_ppm; do
 		printf '%s=%s ' "$k" "$(cat "$dir/$k")"
 	done
 	echo
-	printf 'counters: dropped=%s duplicated=%s reordered=%s corrupted=%s delayed=%s injected=%s loss_bursts=%s tail_lost=%s stalls=%s\n' \
+	printf 'counters: dropped=%s duplicated=%s reordered=%s corrupted=%s delayed=%s injected=%s loss_bursts=%s tail_lost=%s stalls=%s forged=%s\n' \
 		"$(cat "$dir/dropped")" "$(cat "$dir/duplicated")" "$(cat "$dir/reordered")" \
 		"$(cat "$dir/corrupted")" "$(cat "$dir/delayed")" "$(cat "$dir/injected")" "$(cat "$dir/loss_bursts")" \
-		"$(cat "$dir/tail_lost")" "$(cat "$dir/stalls")"
+		"$(cat "$dir/tail_lost")" "$(cat "$dir/stalls")" "$(cat "$dir/forged")"
 }
 [ $# -gt 0 ] || { show; exit 0; }
 for kv in "$@"; do
 	case "$kv" in
 	show) show; exit 0 ;;
-	clear) for k in drop_ppm dup_ppm reorder_ppm corrupt_ppm corrupt_fix_csum delay_ms dup_mangle inject_ahead burst_loss_ppm burst_len tail_loss_ppm stall_ppm stall_ms; do echo 0 > "$dir/$k"; done ;;
+	clear) for k in drop_ppm dup_ppm reorder_ppm corrupt_ppm corrupt_fix_csum delay_ms dup_mangle inject_ahead burst_loss_ppm burst_len tail_loss_ppm stall_ppm stall_ms forge_ppm; do echo 0 > "$dir/$k"; done ;;
 	seed=*) echo "${kv#*=}" > "$dir/seed" ;;
 	drop=*) echo "${kv#*=}" > "$dir/drop_ppm" ;;
 	dup=*) echo "${kv#*=}" > "$dir/dup_ppm" ;;
@@ -65,6 +69,7 @@ for kv in "$@"; do
 	tail=*) echo "${kv#*=}" > "$dir/tail_loss_ppm" ;;
 	stall=*) echo "${kv#*=}" > "$dir/stall_ppm" ;;
 	stallms=*) echo "${kv#*=}" > "$dir/stall_ms" ;;
+	forge=*) echo "${kv#*=}" > "$dir/forge_ppm" ;;
 	*) echo "cable.sh: unknown knob '$kv'" >&2; exit 2 ;;
 	esac
 done

@@ -10,10 +10,10 @@ else
 	log "user namespace: this kernel has none (CONFIG_USER_NS off); nothing to check"
 fi
 setup_pair
-for f in tls_flows ifname netns peer counters dropped injected loss_bursts tail_lost stalls; do
+for f in tls_flows ifname netns peer counters dropped injected loss_bursts tail_lost stalls forged; do
 	[ "$(stat -c %a "$PORT_B/$f")" = 400 ] || die "$f mode $(stat -c %a "$PORT_B/$f"), want 400"
 done
-for f in seed drop_ppm dup_ppm reorder_ppm reorder_gap hold_ms corrupt_ppm corrupt_fix_csum delay_ms tcp_only dup_mangle inject_ahead burst_loss_ppm burst_len tail_loss_ppm stall_ppm stall_ms tls_fail_next_add tls_add_delay_ms tls_rx_up_delay_us tls_add_wait_max tls_crypto_fail_next tls_resync_mode tls_reorder_recovery; do
+for f in seed drop_ppm dup_ppm reorder_ppm reorder_gap hold_ms corrupt_ppm corrupt_fix_csum delay_ms tcp_only dup_mangle inject_ahead burst_loss_ppm burst_len tail_loss_ppm stall_ppm stall_ms forge_ppm tls_fail_next_add tls_add_delay_ms tls_rx_up_delay_us tls_add_wait_max tls_crypto_fail_next tls_resync_mode tls_reorder_recovery; do
 	[ "$(stat -c %a "$PORT_B/$f")" = 600 ] || die "$f mode $(stat -c %a "$PORT_B/$f"), want 600"
 done
 [ "$(stat -c %a "$DBG/objects")" = 400 ] || die "objects mode"
@@ -25,7 +25,7 @@ write_fails() {
 	case "$out" in *"$3"*) ;; *) die "$(basename "$1") '$2': $out (want $3)" ;; esac
 	[ "$(cat "$1")" = "$before" ] || die "$(basename "$1") changed by a rejected write"
 }
-for k in drop_ppm dup_ppm reorder_ppm corrupt_ppm tail_loss_ppm stall_ppm; do
+for k in drop_ppm dup_ppm reorder_ppm corrupt_ppm tail_loss_ppm stall_ppm forge_ppm; do
 	write_fails "$PORT_A/$k" garbage "Invalid argument"
 	write_fails "$PORT_A/$k" 1000001 "Invalid argument"
 	write_fails "$PORT_A/$k" -1 "Invalid argument"

@@ -135,7 +135,7 @@ fi
 run_ku() {
 	name=$1 c=$2 bytes=$3 rs=$4 spec=$5; shift 5
 	if [ $# -gt 0 ]; then
-		set_cable drop=0 reorder=0 dup=0 "$@" seed=2323
+		set_cable drop=0 reorder=0 dup=0 forge=0 "$@" seed=2323
 	fi
 	snap "$name"; snap "$name.A" A innova0
 	echo > $TRACE/trace
@@ -192,10 +192,22 @@ run_ku() {
 	# this count in most runs until the old flow handed its records
 	# over and the decrypted count became the host's).
 	unexplained=$(( _all - _dec - _sw - _sh - _enc - _um - ${_pre:-0} ))
+	# forged copies alone, with the NIC's ACK test on: none reaches the
+	# framing, so the clean link's ledger holds and sync is never lost
+	ledger=
+	[ $# -eq 0 ] && ledger=1
+	case "$*" in
+	forge=*)
+		if [ $# -eq 1 ] && [ "$(cat "$PORT_B/tls_ack_check")" = 1 ]; then
+			ledger=1
+			expect_delta "$name" rx_tls_sync_lost -eq 0 "$name: a forged copy cost sync with the ACK test on"
+		fi ;;
+	esac
 	if [ $# -gt 0 ]; then
 		expect_cable "$name.A" "$@"
-		set_cable drop=0 reorder=0 dup=0
-	elif [ -n "$_pre" ]; then
+		set_cable drop=0 reorder=0 dup=0 forge=0
+	fi
+	if [ -n "$ledger" ] && [ -n "$_pre" ]; then
 		# (a verified record shorter than a frame, a KeyUpdate or a
 		# 1 KiB one, may lie wholly in the marked frame its tag ends
 		# in: the host gets it decrypted, so it counts as decrypted and
@@ -303,6 +315,21 @@ if [ "${REKEY_FAULTS:-1}" = 1 ]; then
 		run_ku "every10-loss1-$mode" aes256gcm 2097152 16384 10 drop=10000
 	done
 	set_knob "$PORT_B/tls_resync_mode" driver_req
+	# Forged copies TCP drops (cable forge_ppm, 2 % of data frames, sent
+	# before the real frame: an ACK of unsent data, no ACK flag, 16 MiB
+	# old, 2^30 ahead; a TLS header and random bytes from a random
+	# offset) across key changes. With the NIC's ACK test on they stop
+	# before the framing: the clean ledger holds. Off, those acknowledging
+	# unsent data reach it at the real frame's position: the NIC decrypts
+	# forged bytes, and may be following the next key's records by length
+	# or handing them to the next flow when they come; offload is lost for
+	# a while, never a byte or a KeyUpdate.
+	run_ku every10-forge2 aes128gcm 2097152 16384 10 forge=20000
+	expect_delta every10-forge2 rx_tls_bad_ack -ge 1 "every10-forge2: no forged copy met the ACK test"
+	set_knob "$PORT_B/tls_ack_check" 0
+	run_ku every10-forge2-noack aes128gcm 2097152 16384 10 forge=20000
+	expect_delta every10-forge2-noack rx_tls_bad_ack -eq 0 "every10-forge2-noack: the ACK test is off, yet it dropped frames"
+	set_knob "$PORT_B/tls_ack_check" 1
 else
 	log "rekey under cable faults: not run (REKEY_FAULTS=0)"
 fi

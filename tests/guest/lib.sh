@@ -295,7 +295,7 @@ set_cable() {
 		mangle) _sc_f=dup_mangle ;;
 		burst) _sc_f=burst_loss_ppm ;; burstlen) _sc_f=burst_len ;;
 		tail) _sc_f=tail_loss_ppm ;; stall) _sc_f=stall_ppm ;;
-		stallms) _sc_f=stall_ms ;;
+		stallms) _sc_f=stall_ms ;; forge) _sc_f=forge_ppm ;;
 		*) continue ;;	# ahead is one-shot: the next frame may take it
 		esac
 		# the last value given for a knob is the one that holds
@@ -322,6 +322,7 @@ expect_cable() {
 		dup) _ec_c=tx_cable_duplicated ;;
 		burst) _ec_c=tx_cable_dropped ;;
 		stall) _ec_c=tx_cable_stalls ;;
+		forge) _ec_c=tx_cable_forged ;;
 		tail)
 			# record ends lost: a share of the records (the receiver's
 			# count; the handshake's few are left out)
