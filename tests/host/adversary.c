@@ -81,14 +81,25 @@
  * version; a version with 100 executions or more and not one
  * NIC-decrypted record fails the run (its WRONG check tested nothing).
  *
+ * KeyUpdates (-U PCT, TLS 1.3): that share of records are KeyUpdates
+ * (drawn from an rng of their own, so without -U every seed replays as
+ * before), each followed by the next key, numbers from 0.  The core stops
+ * after reading one, as the patched kernel does until the application
+ * sets the next key; 0-KU_MAX_WAIT frames later (from the seed and the
+ * record) the driver's replacement runs: tls_dev_del of the old flow,
+ * tls_dev_add of the next key with the old flow's handover of the
+ * records it followed without a key and a walk over the data TCP holds
+ * (ku_install(), as tls_offload.c does).  A NIC that missed the update
+ * and decrypted on with the old key fails here with EBADMSG.
+ *
  *   adversary [-n EXECS] [-s FIRST_SEED] [-j JOBS] [-t SECONDS] [-b BOUND]
  *             [-k KIND,KIND | -x KIND,KIND] [-q] [--strict-residual]
- *             [-V 12|13] [-K ahead,nokey,other]
- *   adversary --seed N [-v] [--actions 0,2] [-V 12|13]
+ *             [-V 12|13] [-U PCT] [-K ahead,nokey,other]
+ *   adversary --seed N [-v] [--actions 0,2] [-V 12|13] [-U PCT]
  *                                             replay one execution: trace
  *                                             of every frame, the NIC's
  *                                             verdict, TCP's and the core's
- *   adversary --selftest N [-V 12|13]
+ *   adversary --selftest N [-V 12|13] [-U PCT]
  * Exit status 1 on any failure (residual cases do not fail the run unless
  * --strict-residual).
  */
@@ -124,6 +135,7 @@
 #define TLS_TAG		16u
 #define MAX_ACTIONS	6
 #define MAX_SHOW_SEEDS	4
+#define KU_MAX_WAIT	8		/* frames before the next key */
 
 static inline u32 min_u32(u32 a, u32 b)
 {
@@ -225,6 +237,7 @@ struct exec {
 	 * execution draws what it drew before 1.3 was added.
 	 */
 	bool tls13;
+	struct rng kr;		/* KeyUpdates (-U): where, and the keys */
 };
 
 struct gseg {
@@ -255,17 +268,17 @@ static inline const struct tls_ver *sver(const struct stream *s)
 }
 
 /* the GCM nonce of record rn (rec: its bytes, for 1.2's explicit nonce) */
-static void rec_nonce(const struct stream *s, u64 rn, const u8 *rec,
+static void rec_nonce(const struct stream *s, int ep, u64 rn, const u8 *rec,
 		      u8 iv[12])
 {
-	memcpy(iv, s->ep[0].salt, 4);
+	memcpy(iv, s->ep[ep].salt, 4);
 	if (!s->tls13) {
 		memcpy(iv + 4, rec + 5, 8);
 		return;
 	}
 	/* TLS 1.3: the static IV XOR the record number */
 	for (int k = 0; k < 8; k++)
-		iv[4 + k] = s->ep[0].iv[k] ^ (u8)(rn >> (56 - 8 * k));
+		iv[4 + k] = s->ep[ep].iv[k] ^ (u8)(rn >> (56 - 8 * k));
 }
 
 /*
@@ -295,11 +308,15 @@ static u32 pad13(struct rng *r, u32 plen)
  * XOR record number, the header as AAD.  A 1.2 stream draws exactly what
  * it did before 1.3 existed: its seeds replay as before.
  */
-static void sender_records(struct stream *s, struct rng *r, int nadd,
-			   bool small);
+static void sender_records(struct stream *s, struct rng *r, struct rng *kr,
+			   int nadd, bool small);
 
-static void sender_stream(struct stream *s, struct rng *r, int nrec,
-			  bool small, unsigned int klen, u64 rn0, bool tls13)
+/* -U PCT: TLS 1.3 records that are KeyUpdates, in percent (0: none) */
+static unsigned int key_update_pct;
+
+static void sender_stream(struct stream *s, struct rng *r, struct rng *kr,
+			  int nrec, bool small, unsigned int klen, u64 rn0,
+			  bool tls13)
 {
 	int k;
 
@@ -314,7 +331,31 @@ static void sender_stream(struct stream *s, struct rng *r, int nrec,
 	hw_put_be32(s->ep[0].salt, (u32)rng_next(r));
 	if (tls13)
 		hw_put_be64(s->ep[0].iv, rng_next(r));
-	sender_records(s, r, nrec, small);
+	sender_records(s, r, kr, nrec, small);
+}
+
+/*
+ * A KeyUpdate as record i (TLS 1.3, kr given): drawn from kr alone, so
+ * that without -U every stream is what it was.  Its successor gets the
+ * next traffic key, record numbers from 0; random key material stands in
+ * for HKDF's (the NIC and the core get it from the model, as the driver
+ * gets it from the kernel).  At most MAX_EPOCHS keys in a stream.
+ */
+static bool draw_key_update(struct stream *s, struct rng *kr)
+{
+	struct epoch *e;
+	int k;
+
+	if (!kr || !s->tls13 || s->nep >= MAX_EPOCHS ||
+	    rng_below(kr, 100) >= key_update_pct)
+		return false;
+	e = &s->ep[s->nep++];
+	e->klen = s->ep[0].klen;
+	for (k = 0; k < 32; k += 8)
+		hw_put_be64(e->key + k, rng_next(kr));
+	hw_put_be32(e->salt, (u32)rng_next(kr));
+	hw_put_be64(e->iv, rng_next(kr));
+	return true;
 }
 
 /*
@@ -323,8 +364,8 @@ static void sender_stream(struct stream *s, struct rng *r, int nrec,
  * sender_stream() always made; the clean tail's extension appends with
  * the same function after the attack phase is drawn).
  */
-static void sender_records(struct stream *s, struct rng *r, int nadd,
-			   bool small)
+static void sender_records(struct stream *s, struct rng *r, struct rng *kr,
+			   int nadd, bool small)
 {
 	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
 	const bool tls13 = s->tls13;
@@ -334,26 +375,46 @@ static void sender_records(struct stream *s, struct rng *r, int nadd,
 	u32 pfx = tv->prefix, *clen = malloc((size_t)nadd * sizeof(u32));
 	size_t cap = s->n;
 	u32 off = s->n;
-	int i;
+	int i, cep = -1;
 
 	s->rec = realloc(s->rec, (size_t)nrec * sizeof(*s->rec));
 	memset(s->rec + i0, 0, (size_t)nadd * sizeof(*s->rec));
 	for (i = i0; i < nrec; i++) {
-		u32 plen = !small || rng_chance(r, 0.2) ? rng_below(r, 16385) :
-			   rng_below(r, 400);
+		struct ref_rec *rr = &s->rec[i];
+		u32 plen;
 
+		/* each record's key and number: a KeyUpdate's next starts one */
+		if (!i) {
+			rr->rn = s->rn0;
+		} else if (s->rec[i - 1].key_update) {
+			rr->epoch = s->rec[i - 1].epoch + 1;
+		} else {
+			rr->epoch = s->rec[i - 1].epoch;
+			rr->rn = s->rec[i - 1].rn + 1;
+		}
+		if (draw_key_update(s, kr)) {
+			/* handshake KeyUpdate: 24, length 1, request_update */
+			rr->key_update = true;
+			plen = 5;
+			clen[i - i0] = plen;
+			rr->len = 5 + plen + 1 + rng_below(kr, 33) + TLS_TAG;
+			cap += rr->len;
+			continue;
+		}
+		plen = !small || rng_chance(r, 0.2) ? rng_below(r, 16385) :
+		       rng_below(r, 400);
 		clen[i - i0] = plen;
 		/* 1.3: content | inner type | zero padding */
-		s->rec[i].len = tls13 ? 5 + plen + 1 + pad13(r, plen) + TLS_TAG :
-				plen + 29;
-		cap += s->rec[i].len;
+		rr->len = tls13 ? 5 + plen + 1 + pad13(r, plen) + TLS_TAG :
+			  plen + 29;
+		cap += rr->len;
 	}
 	s->wire = realloc(s->wire, cap + 8);
 	s->plain = realloc(s->plain, cap + 8);
 	s->valid = realloc(s->valid, cap + 8);
 	if (!c || !s->rec || !s->wire || !s->plain || !s->valid || !clen ||
 	    !EVP_EncryptInit_ex(c, klen == 16 ? EVP_aes_128_gcm() :
-				EVP_aes_256_gcm(), NULL, s->ep[0].key, NULL))
+				EVP_aes_256_gcm(), NULL, NULL, NULL))
 		abort();
 	for (i = i0; i < nrec; i++) {
 		struct ref_rec *rr = &s->rec[i];
@@ -362,12 +423,26 @@ static void sender_records(struct stream *s, struct rng *r, int nadd,
 		u8 iv[12], aad[13], type;
 		int l;
 
+		if (rr->epoch != cep) {
+			cep = rr->epoch;
+			if (!EVP_EncryptInit_ex(c, NULL, NULL,
+						s->ep[cep].key, NULL))
+				abort();
+		}
 		rr->off = off;
-		rr->rn = s->rn0 + (u64)i;
-		type = rng_chance(r, 0.03) ? (u8)(0x15 + rng_below(r, 2)) :
-		       0x17;
+		if (rr->key_update) {
+			type = 0x16;
+			pt[0] = 24;
+			pt[1] = 0;
+			pt[2] = 0;
+			pt[3] = 1;
+			pt[4] = (u8)rng_below(kr, 2);
+		} else {
+			type = rng_chance(r, 0.03) ?
+			       (u8)(0x15 + rng_below(r, 2)) : 0x17;
+		}
 		rr->tag_ok = true;
-		for (u32 j = 0; j < plen; j += 8)
+		for (u32 j = 0; j < plen && !rr->key_update; j += 8)
 			hw_put_be64(pt + j, rng_next(r));	/* spills into
 								 * the tag: set
 								 * below */
@@ -377,25 +452,26 @@ static void sender_records(struct stream *s, struct rng *r, int nadd,
 		if (tls13) {
 			rr->type = 0x17;
 			w[0] = 0x17;
-			if (type == 0x16 && plen >= 4) {
+			if (type == 0x16 && plen >= 4 && !rr->key_update) {
 				/* a NewSessionTicket, as servers send */
 				pt[0] = 4;
 				pt[1] = (u8)((plen - 4) >> 16);
 				pt[2] = (u8)((plen - 4) >> 8);
 				pt[3] = (u8)(plen - 4);
-			} else if (type == 0x16 && plen && pt[0] == 24) {
-				pt[0] = 4;	/* never a KeyUpdate */
+			} else if (type == 0x16 && plen && pt[0] == 24 &&
+				   !rr->key_update) {
+				pt[0] = 4;	/* a KeyUpdate only as drawn */
 			}
 			pt[plen] = type;
 			memset(pt + plen + 1, 0, ilen - plen - 1);
-			rec_nonce(s, rr->rn, w, iv);
+			rec_nonce(s, rr->epoch, rr->rn, w, iv);
 			memcpy(aad, w, 5);
 		} else {
 			rr->type = type;
 			w[0] = type;
 			hw_put_be64(w + 5, rng_chance(r, 0.5) ? rr->rn :
 				    rng_next(r));
-			rec_nonce(s, rr->rn, w, iv);
+			rec_nonce(s, rr->epoch, rr->rn, w, iv);
 			hw_put_be64(aad, rr->rn);
 			memcpy(aad + 8, w, 3);
 			hw_put_be16(aad + 11, (u16)plen);
@@ -915,7 +991,8 @@ static void tail_extend(struct exec *x)
 	u32 off = s->n, snd_max = s->n;
 	int ri = s->nrec;
 
-	sender_records(s, &x->r, TAIL_CHUNK, x->small);
+	sender_records(s, &x->r, key_update_pct ? &x->kr : NULL, TAIL_CHUNK,
+		       x->small);
 	x->ext_chunks++;
 	while (off < s->n) {
 		u32 l = seg_len(x->seg_mode, &x->r);
@@ -965,7 +1042,10 @@ static void exec_build(struct exec *x, u64 seed, u32 kinds_allowed)
 		x->small = rng_chance(&x->r, 0.85);
 		klen = rng_chance(&x->r, 0.5) ? 16 : 32;
 		rn0 = rng_chance(&x->r, 0.5) ? 0 : rng_next(&x->r) >> 20;
-		sender_stream(&x->s, &x->r, att_recs + TAIL_RECORDS, x->small,
+		/* KeyUpdates from their own rng: other draws as without */
+		x->kr.s = seed * 0xBF58476D1CE4E5B9ULL + 0x2545F4914F6CDD1DULL;
+		sender_stream(&x->s, &x->r, key_update_pct ? &x->kr : NULL,
+			      att_recs + TAIL_RECORDS, x->small,
 			      klen, rn0, x->tls13);
 	}
 	x->base_recs = x->s.nrec;
@@ -1074,14 +1154,14 @@ static void sw_fini(struct swcrypto *c)
  * to ciphertext, with the keystream of the nonce as delivered (1.2) or of
  * the record number (1.3).
  */
-static void sw_reencrypt(struct swcrypto *c, const struct stream *s, u64 rn,
-			 u8 *rec, u32 len, const u8 *mark)
+static void sw_reencrypt(struct swcrypto *c, const struct stream *s, int ep,
+			 u64 rn, u8 *rec, u32 len, const u8 *mark)
 {
 	u32 pfx = sver(s)->prefix, plen = len - pfx - TLS_TAG;
 	u8 iv[16], *ks;
 	int l;
 
-	rec_nonce(s, rn, rec, iv);
+	rec_nonce(s, ep, rn, rec, iv);
 	hw_put_be32(iv + 12, 2);	/* GCM: payload counter starts at 2 */
 	ks = calloc(1, plen + 16);
 	if (!EVP_EncryptInit_ex(c->ctr, NULL, NULL, NULL, iv) ||
@@ -1099,14 +1179,14 @@ static void sw_reencrypt(struct swcrypto *c, const struct stream *s, u64 rn,
  * 1.2 the record number, type, version and plaintext length; 1.3 the
  * 5-byte header as delivered.
  */
-static bool sw_decrypt(struct swcrypto *c, const struct stream *s, u64 rn,
-		       const u8 *rec, u32 len, u8 *pt)
+static bool sw_decrypt(struct swcrypto *c, const struct stream *s, int ep,
+		       u64 rn, const u8 *rec, u32 len, u8 *pt)
 {
 	u32 pfx = sver(s)->prefix, plen = len - pfx - TLS_TAG;
 	u8 iv[12], aad[13], tag[16];
 	int l;
 
-	rec_nonce(s, rn, rec, iv);
+	rec_nonce(s, ep, rn, rec, iv);
 	memcpy(tag, rec + len - TLS_TAG, 16);
 	if (s->tls13) {
 		memcpy(aad, rec, 5);
@@ -1188,6 +1268,15 @@ struct run {
 	u32 at_bound_snd;
 	u32 snd_max;
 	struct hw_stats st;
+	/*
+	 * TLS 1.3 KeyUpdate (-U): the core's key (epoch), and after it read
+	 * a KeyUpdate, the frames that still pass before the application
+	 * installs the next key (-1: none pending); the kernel decrypts
+	 * nothing meanwhile.
+	 */
+	int ep;
+	int ku_wait;
+	int rekeys;
 	bool mutate;		/* self-test: corrupt one marked byte */
 	bool mutated;
 };
@@ -1301,12 +1390,13 @@ static void core_record(struct run *ru)
 		memcpy(ru->recbuf, ru->sock + pos, len);
 		if (nm) {
 			ru->mixed_recs++;
-			sw_reencrypt(&ru->sw, s, ru->rn, ru->recbuf, len,
-				     ru->mark + pos);
+			sw_reencrypt(&ru->sw, s, ru->ep, ru->rn, ru->recbuf,
+				     len, ru->mark + pos);
 		} else {
 			ru->sw_recs++;
 		}
-		if (!sw_decrypt(&ru->sw, s, ru->rn, ru->recbuf, len, ru->pt)) {
+		if (!sw_decrypt(&ru->sw, s, ru->ep, ru->rn, ru->recbuf, len,
+				ru->pt)) {
 			ru->err = E_EBADMSG_TAG;
 			run_fail(ru, F_ERROR, pos,
 				 "%s record rn %llu len %u: EBADMSG (tag)",
@@ -1335,6 +1425,15 @@ static void core_record(struct run *ru)
 	ru->rn++;
 	ru->pos += len;
 	ru->rec_len = 0;
+	if (genuine_bounds && s->rec[ri].key_update) {
+		/* the application reads it, derives the key, installs it */
+		ru->ku_wait = (int)(rng_next(&(struct rng){
+			ru->x->seed * 0x9E3779B97F4A7C15ULL + (u64)ri + 1 }) %
+			(KU_MAX_WAIT + 1));
+		ru->req_valid = false;
+		vlog(ru, "  core: KeyUpdate read; next key installed after %d "
+		     "more frames\n", ru->ku_wait);
+	}
 }
 
 /* the strparser over the bytes TCP delivered in order */
@@ -1343,7 +1442,7 @@ static void core_advance(struct run *ru)
 	const struct stream *s = &ru->x->s;
 	const struct tls_ver *tv = sver(s);
 
-	while (!core_dead(ru) && ru->pos < s->n) {
+	while (!core_dead(ru) && ru->pos < s->n && ru->ku_wait < 0) {
 		if (!ru->rec_len) {
 			const u8 *h = ru->sock + ru->pos;
 			u32 dl;
@@ -1510,6 +1609,87 @@ static bool nic_rejects_ack(u32 ack)
 	       seq_after(RCV_SND_NXT - 2 * PEER_MAX_WINDOW - 2, ack);
 }
 
+/*
+ * The patched kernel's TLS 1.3 rekey on a device socket: tls_dev_del of
+ * the old context, tls_dev_add with the next key from the record after
+ * the KeyUpdate, number 0.  The driver's add (tls_offload.c) in small:
+ * the old flow hands over where the next key's records it followed
+ * without the key end, if it followed them from the key's start; the
+ * walk over the data TCP holds goes on from there to the first record at
+ * or after its end, where the new flow starts in sync (a header cut by
+ * the end, or one that is not plausible: unsynced, anchored at the end).
+ */
+static void ku_install(struct run *ru)
+{
+	const struct exec *x = ru->x;
+	const struct stream *s = &x->s;
+	u32 start = s->isn + ru->pos, end = s->isn + ru->rcv_nxt;
+	u32 walk = start;
+	u64 walk_rn = 0;
+	struct hw_key_reap reap = { .n = 0 };
+	struct hw_flow_params fp;
+	struct hw_flow_info fi;
+	bool synced = true;
+
+	if (!hw_engine_flow_info(ru->eng, ru->handle, &fi) &&
+	    fi.nokey_known && fi.record_num >= fi.nokey_rn &&
+	    fi.nokey_seq == start) {
+		walk = fi.record_seq;
+		walk_rn = fi.record_num - fi.nokey_rn;
+		if (fi.record_pos >= 5 && fi.record_len) {
+			walk += fi.record_len;
+			walk_rn++;
+		}
+	}
+	hw_engine_flow_del(ru->eng, ru->handle, &reap);
+	hw_key_reap_free(&reap);
+	while (seq_after(end, walk)) {
+		const u8 *h = ru->sock + (walk - s->isn);
+
+		if (end - walk < 5 || !hw_tls_hdr_plausible(HW_TLS_1_3, h)) {
+			synced = false;
+			break;
+		}
+		walk += 5 + hw_get_be16(h + 3);
+		walk_rn++;
+	}
+	ru->ep++;
+	memset(&fp, 0, sizeof(fp));
+	frame_tuple(&flow_fc, &fp.tuple);
+	fp.version = HW_TLS_1_3;
+	memcpy(fp.salt, s->ep[ru->ep].salt, 4);
+	memcpy(fp.iv, s->ep[ru->ep].iv, 8);
+	fp.start_seq = synced ? walk : start;
+	fp.start_rn = synced ? walk_rn : 0;
+	fp.start_synced = synced;
+	fp.stream_seq = end;
+	fp.stream_known = true;
+	fp.max_ahead = x->max_ahead;
+	fp.snd_nxt = RCV_SND_NXT;
+	fp.snd_known = x->ack_check;
+	fp.peer_wscale = PEER_WSCALE;
+	fp.peer_wscale_known = true;
+	fp.rcv_edge = end + RCV_WND;
+	fp.rcv_wscale = RCV_WSCALE;
+	fp.rcv_edge_known = x->ack_check;
+	if (hw_crypto_key_new(s->ep[ru->ep].key, s->ep[ru->ep].klen,
+			      &fp.key) ||
+	    hw_engine_flow_add(ru->eng, &fp, &ru->handle)) {
+		fprintf(stderr, "flow install failed at a key update\n");
+		abort();
+	}
+	sw_fini(&ru->sw);
+	sw_init(&ru->sw, &s->ep[ru->ep]);
+	ru->rn = 0;
+	ru->req_valid = false;
+	ru->ku_wait = -1;
+	ru->rekeys++;
+	vlog(ru, "  driver: key %d from +%u, flow starts %s at +%u rn %llu\n",
+	     ru->ep, ru->pos, synced ? "in sync" : "unsynced",
+	     (synced ? walk : start) - s->isn,
+	     (unsigned long long)(synced ? walk_rn : 0));
+}
+
 static void run_frame(struct run *ru, size_t k)
 {
 	const struct exec *x = ru->x;
@@ -1523,6 +1703,13 @@ static void run_frame(struct run *ru, size_t k)
 	enum drop_why v;
 	bool marked;
 
+	/* the next key reaches the NIC between two frames */
+	if (ru->ku_wait >= 0 && ru->ku_wait-- == 0) {
+		ku_install(ru);
+		core_advance(ru);
+		if (core_dead(ru))
+			return;
+	}
 	if (!e->genuine && e->drop == DROP_NO_ACK)
 		flags = 0x08;
 	if (!e->genuine && e->drop == DROP_BAD_ACK)
@@ -1786,6 +1973,7 @@ static void run_exec(struct exec *x, bool verbose, struct run *ru)
 	run_buffers(ru, s, sz);
 	ru->eng = hw_engine_init(ru->mem, sz, 4);
 	ru->rn = s->rn0;
+	ru->ku_wait = -1;
 	sw_init(&ru->sw, &s->ep[0]);
 
 	memset(&fp, 0, sizeof(fp));
@@ -1814,6 +2002,11 @@ static void run_exec(struct exec *x, bool verbose, struct run *ru)
 		for (; k < x->nev && !core_dead(ru); k++)
 			if (!x->skip[k])
 				run_frame(ru, k);
+		/* keys the application installs after the last frame */
+		while (ru->ku_wait >= 0 && !core_dead(ru)) {
+			ku_install(ru);
+			core_advance(ru);
+		}
 		if (core_dead(ru) || ru->pos != s->n)
 			break;
 		/*
@@ -2170,15 +2363,17 @@ static void usage(void)
 		"usage: adversary [-n EXECS] [-s FIRST_SEED] [-t SECONDS] "
 		"[-b BOUND] [-K ahead,nokey,other]\n"
 		"                 [-k KINDS | -x KINDS] [-q] "
-		"[--strict-residual] [-V 12|13]\n"
-		"       adversary --selftest N [-V 12|13]\n"
+		"[--strict-residual] [-V 12|13] [-U PCT]\n"
+		"       adversary --selftest N [-V 12|13] [-U PCT]\n"
 		"       adversary --seed N [-v] [--actions 0,2] "
-		"[-k KINDS | -x KINDS] [-V 12|13]\n"
+		"[-k KINDS | -x KINDS] [-V 12|13] [-U PCT]\n"
 		"-V: every execution TLS 1.2 or 1.3 (default: 1.3 in a "
 		"quarter, by seed)\n"
+		"-U: that percentage of TLS 1.3 records are KeyUpdates "
+		"(the next key installed 0-%d frames later)\n"
 		"-b: resume bound in records (default %d); -K: NO-RESUME "
 		"signatures reported, not failing\n"
-		"kinds:", RESUME_BOUND);
+		"kinds:", KU_MAX_WAIT, RESUME_BOUND);
 	for (int k = 0; k < K_NKINDS; k++)
 		fprintf(stderr, " %s", kind_name[k]);
 	fprintf(stderr, "\n");
@@ -2768,6 +2963,11 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "-V")) {
 			force_version = atoi(v);
 			if (force_version != 12 && force_version != 13)
+				usage();
+			i++;
+		} else if (!strcmp(a, "-U")) {
+			key_update_pct = (unsigned int)atoi(v);
+			if (key_update_pct > 100)
 				usage();
 			i++;
 		} else if (!strcmp(a, "--selftest")) {

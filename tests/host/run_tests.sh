@@ -66,6 +66,29 @@ else
 		"$OUT/adversary.log" | sed 's/^#/#  /'
 	rc=1
 fi
+# TLS 1.3 KeyUpdates under the same attacks (-U 10: a tenth of the
+# records are KeyUpdates; the driver's flow replacement modelled, the next
+# key installed 0-8 frames after the core read the update): the
+# self-test first (a flipped marked byte is caught across key changes),
+# then the executions.
+n=$((n + 1))
+ADV_KU_EXECS=${ADV_KU_EXECS:-2000}
+if "$OUT/adversary" --selftest 100 -V 13 -U 10 \
+	>"$OUT/adversary-ku-selftest.log" 2>&1 &&
+	"$OUT/adversary" -n "$ADV_KU_EXECS" -s 3000000 -q -V 13 -U 10 \
+	>"$OUT/adversary-ku.log" 2>&1; then
+	echo "ok $n - adversary, TLS 1.3 with KeyUpdates: $(sed -n \
+		's/^# self-test: //p' "$OUT/adversary-ku-selftest.log" |
+		sed 's/ (TLS.*//'); $(sed -n 's/^# TLS 1\.3: //p' \
+		"$OUT/adversary-ku.log")"
+else
+	echo "not ok $n - adversary, TLS 1.3 with KeyUpdates: see" \
+		"$OUT/adversary-ku-selftest.log and $OUT/adversary-ku.log"
+	grep '^# \(self-test\|FAIL\|HARNESS\|failures\|RESIDUAL\)' \
+		"$OUT/adversary-ku-selftest.log" "$OUT/adversary-ku.log" |
+		sed 's/^/#   /'
+	rc=1
+fi
 # Executions that once failed, replayed every time: seed, then the options
 # that make it (one per line; what it found, and where it was fixed).
 #   5271178   TLS 1.3: a forged header kept after a gap, trusted by the

@@ -55,6 +55,7 @@ struct ref_rec {
 	u8 type;
 	bool tag_ok;
 	int epoch;
+	bool key_update;	/* TLS 1.3 KeyUpdate: the next key follows */
 };
 
 struct stream {
