@@ -1610,6 +1610,44 @@ static bool nic_rejects_ack(u32 ack)
 }
 
 /*
+ * tls_dev_add as the driver makes it: key ep of the stream, the flow
+ * starting at start_seq/start_rn (synced or not) with TCP holding the
+ * stream up to stream_seq; the receiver's snd_nxt and window only when
+ * the NIC sees its transmissions (ack_check).
+ */
+static void flow_install(struct run *ru, int ep, u32 start_seq, u64 start_rn,
+			 bool synced, u32 stream_seq)
+{
+	const struct exec *x = ru->x;
+	const struct epoch *e = &x->s.ep[ep];
+	struct hw_flow_params fp;
+
+	memset(&fp, 0, sizeof(fp));
+	frame_tuple(&flow_fc, &fp.tuple);
+	fp.version = x->s.tls13 ? HW_TLS_1_3 : HW_TLS_1_2;
+	memcpy(fp.salt, e->salt, 4);
+	memcpy(fp.iv, e->iv, 8);
+	fp.start_seq = start_seq;
+	fp.start_rn = start_rn;
+	fp.start_synced = synced;
+	fp.stream_seq = stream_seq;
+	fp.stream_known = true;
+	fp.max_ahead = x->max_ahead;
+	fp.snd_nxt = RCV_SND_NXT;
+	fp.snd_known = x->ack_check;
+	fp.peer_wscale = PEER_WSCALE;
+	fp.peer_wscale_known = true;
+	fp.rcv_edge = stream_seq + RCV_WND;
+	fp.rcv_wscale = RCV_WSCALE;
+	fp.rcv_edge_known = x->ack_check;
+	if (hw_crypto_key_new(e->key, e->klen, &fp.key) ||
+	    hw_engine_flow_add(ru->eng, &fp, &ru->handle)) {
+		fprintf(stderr, "flow install failed (key %d)\n", ep);
+		abort();
+	}
+}
+
+/*
  * The patched kernel's TLS 1.3 rekey on a device socket: tls_dev_del of
  * the old context, tls_dev_add with the next key from the record after
  * the KeyUpdate, number 0.  The driver's add (tls_offload.c) in small:
@@ -1627,7 +1665,6 @@ static void ku_install(struct run *ru)
 	u32 walk = start;
 	u64 walk_rn = 0;
 	struct hw_key_reap reap = { .n = 0 };
-	struct hw_flow_params fp;
 	struct hw_flow_info fi;
 	bool synced = true;
 
@@ -1654,30 +1691,8 @@ static void ku_install(struct run *ru)
 		walk_rn++;
 	}
 	ru->ep++;
-	memset(&fp, 0, sizeof(fp));
-	frame_tuple(&flow_fc, &fp.tuple);
-	fp.version = HW_TLS_1_3;
-	memcpy(fp.salt, s->ep[ru->ep].salt, 4);
-	memcpy(fp.iv, s->ep[ru->ep].iv, 8);
-	fp.start_seq = synced ? walk : start;
-	fp.start_rn = synced ? walk_rn : 0;
-	fp.start_synced = synced;
-	fp.stream_seq = end;
-	fp.stream_known = true;
-	fp.max_ahead = x->max_ahead;
-	fp.snd_nxt = RCV_SND_NXT;
-	fp.snd_known = x->ack_check;
-	fp.peer_wscale = PEER_WSCALE;
-	fp.peer_wscale_known = true;
-	fp.rcv_edge = end + RCV_WND;
-	fp.rcv_wscale = RCV_WSCALE;
-	fp.rcv_edge_known = x->ack_check;
-	if (hw_crypto_key_new(s->ep[ru->ep].key, s->ep[ru->ep].klen,
-			      &fp.key) ||
-	    hw_engine_flow_add(ru->eng, &fp, &ru->handle)) {
-		fprintf(stderr, "flow install failed at a key update\n");
-		abort();
-	}
+	flow_install(ru, ru->ep, synced ? walk : start, synced ? walk_rn : 0,
+		     synced, end);
 	sw_fini(&ru->sw);
 	sw_init(&ru->sw, &s->ep[ru->ep]);
 	ru->rn = 0;
@@ -1962,7 +1977,6 @@ static void run_buffers_free(void)
 static void run_exec(struct exec *x, bool verbose, struct run *ru)
 {
 	const struct stream *s = &x->s;
-	struct hw_flow_params fp;
 	size_t sz = hw_engine_mem_size(4), k = 0;
 	int avail;
 
@@ -1976,27 +1990,7 @@ static void run_exec(struct exec *x, bool verbose, struct run *ru)
 	ru->ku_wait = -1;
 	sw_init(&ru->sw, &s->ep[0]);
 
-	memset(&fp, 0, sizeof(fp));
-	frame_tuple(&flow_fc, &fp.tuple);
-	stream_flow_params(s, &fp);	/* version, salt (| 1.3's IV) */
-	fp.start_seq = s->isn;
-	fp.start_rn = s->rn0;
-	fp.start_synced = true;
-	fp.stream_seq = s->isn;
-	fp.stream_known = true;
-	fp.max_ahead = x->max_ahead;
-	fp.snd_nxt = RCV_SND_NXT;
-	fp.snd_known = x->ack_check;
-	fp.peer_wscale = PEER_WSCALE;
-	fp.peer_wscale_known = true;
-	fp.rcv_edge = s->isn + RCV_WND;
-	fp.rcv_wscale = RCV_WSCALE;
-	fp.rcv_edge_known = x->ack_check;
-	if (hw_crypto_key_new(s->ep[0].key, s->ep[0].klen, &fp.key) ||
-	    hw_engine_flow_add(ru->eng, &fp, &ru->handle)) {
-		fprintf(stderr, "flow install failed\n");
-		abort();
-	}
+	flow_install(ru, 0, s->isn, s->rn0, true, s->isn);
 	ru->bound_ri = resume_from(x, x->skip) + resume_bound;
 	for (;;) {
 		for (; k < x->nev && !core_dead(ru); k++)
